@@ -1,0 +1,106 @@
+"""The oracle: every case run with real torch, its observations cached on disk.
+
+Torch's answers are computed here, in the grader's own process, never in the process that
+runs submitted code. The cache is keyed by the torch and hypothesis versions and by the
+source of the case modules, so editing a case or upgrading torch recomputes it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.metadata
+import importlib.util
+import json
+import os
+import warnings
+from pathlib import Path
+from typing import Any
+
+from autograder.cases import Case, case_modules, draw_examples, run_case
+
+AUTOGRADER_DIR = Path(__file__).resolve().parent
+# Changing how observations are made or examples drawn changes every answer.
+_CORE_SOURCES = ["cases.py", "observe.py", "oracle.py"]
+
+
+class TorchLib:
+    """``torch`` as a case sees it, plus the week's ``TORCH_EXTRAS``.
+
+    Extras are the trusted torch constructions of things torch has no single function
+    for (week 1's row-aligned layout, for example).
+    """
+
+    def __init__(self, torch: Any, extras: dict[str, Any]) -> None:
+        self._torch, self._extras = torch, extras
+
+    def __getattr__(self, name: str) -> Any:
+        if name in self._extras:
+            fn = self._extras[name]
+            return lambda *a, **k: fn(self._torch, *a, **k)
+        return getattr(self._torch, name)
+
+
+def cache_dir() -> Path:
+    """Where oracle observations live: $TORCHLAB_CACHE, else ~/.cache/torchlab."""
+    root = os.environ.get("TORCHLAB_CACHE") or Path.home() / ".cache" / "torchlab"
+    return Path(root) / "oracle"
+
+
+def _version(dist: str) -> str:
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return "absent"
+
+
+def cache_key(week: str) -> str:
+    """A digest of everything torch's answers for ``week`` depend on."""
+    h = hashlib.sha256()
+    h.update(f"torch={_version('torch')} hypothesis={_version('hypothesis')}".encode())
+    for name in _CORE_SOURCES:
+        h.update((AUTOGRADER_DIR / name).read_bytes())
+    for mod in case_modules(week):
+        spec = importlib.util.find_spec(mod)
+        if spec is not None and spec.origin:
+            h.update(Path(spec.origin).read_bytes())
+    return h.hexdigest()[:20]
+
+
+def torch_lib(week: str) -> TorchLib:
+    import torch
+
+    module = importlib.import_module(f"autograder.weeks.{week}")
+    return TorchLib(torch, getattr(module, "TORCH_EXTRAS", {}))
+
+
+def expected_observations(week: str, cases: list[Case]) -> dict[str, dict[str, Any]]:
+    """``{case id: {"examples": [...], "expected": observation}}``, from cache when possible.
+
+    Torch is imported only on a cache miss, so a warm check never pays for it.
+    """
+    path = cache_dir() / f"{week}-{cache_key(week)}.json"
+    cached: dict[str, Any] = {}
+    if path.exists():
+        try:
+            cached = json.loads(path.read_text())
+        except (OSError, ValueError):
+            cached = {}  # a damaged cache is recomputed, never trusted
+    missing = [c for c in cases if c.id not in cached]
+    if missing:
+        lib = torch_lib(week)
+        for c in missing:
+            examples = draw_examples(c) if c.is_property else None
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # torch's UserWarnings are not answers
+                expected = run_case(c, lib, examples)
+            cached[c.id] = json.loads(json.dumps({"examples": examples, "expected": expected}))
+        _write_atomically(path, cached)
+    return {c.id: cached[c.id] for c in cases}
+
+
+def _write_atomically(path: Path, data: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data))
+    os.replace(tmp, path)

@@ -1,0 +1,26 @@
+"""The course's weeks: where each lab lives and which module the learner edits."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Week:
+    name: str  # "week1": the name cases and the CLI use
+    folder: str  # the lab folder under labs/
+    module: str  # the file the learner edits, without .py
+    title: str
+
+
+WEEKS: dict[str, Week] = {
+    "week1": Week("week1", "week1_strides", "strides", "Strides and views"),
+}
+
+
+def get_week(name: str) -> Week:
+    """The week called ``name`` ("week1" or just "1"), or a clear error listing the weeks."""
+    key = name if name.startswith("week") else f"week{name}"
+    if key not in WEEKS:
+        raise ValueError(f"there is no week called {name!r}; the weeks are: {', '.join(WEEKS)}")
+    return WEEKS[key]
