@@ -1,0 +1,139 @@
+"""One report model, rendered for every front end: terminal table, HTML, JSON and pytest."""
+
+from __future__ import annotations
+
+import html
+import json
+import textwrap
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+PASS = "pass"
+# Every status a case can end with, worst news last.
+STATUSES = [PASS, "fail", "not implemented", "error", "timeout", "crash"]
+
+
+@dataclass
+class CaseResult:
+    """How one case went for one engine."""
+
+    id: str
+    name: str
+    week: str
+    points: int
+    status: str
+    message: str = ""
+    tasks: list[str] = field(default_factory=list)
+    hidden: bool = False
+    seconds: float = 0.0
+    output: str = ""  # what the engine printed during the case
+
+    @property
+    def earned(self) -> int:
+        return self.points if self.status == PASS else 0
+
+
+@dataclass
+class Report:
+    """All results of one run: a week (or several) for one engine."""
+
+    title: str
+    impl: str
+    results: list[CaseResult] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # run-level news (an import error...)
+
+    @property
+    def score(self) -> int:
+        return sum(r.earned for r in self.results)
+
+    @property
+    def max_score(self) -> int:
+        return sum(r.points for r in self.results)
+
+    @property
+    def passed(self) -> bool:
+        return bool(self.results) and all(r.status == PASS for r in self.results)
+
+    def counts(self) -> dict[str, int]:
+        out = {s: 0 for s in STATUSES}
+        for r in self.results:
+            out[r.status] = out.get(r.status, 0) + 1
+        return {s: n for s, n in out.items() if n}
+
+    def summary(self) -> str:
+        parts = ", ".join(f"{n} {s if s != PASS else 'passed'}" for s, n in self.counts().items())
+        return f"score {self.score}/{self.max_score}: {parts or 'no cases'}"
+
+    # ---- serialisation -------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["score"], data["max_score"] = self.score, self.max_score
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Report:
+        results = [CaseResult(**r) for r in data.get("results", [])]
+        return cls(data["title"], data["impl"], results, list(data.get("problems", [])))
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2)
+
+    # ---- rendering -----------------------------------------------------------------------
+
+    def render_text(self, color: bool = False, show_output: bool = False) -> str:
+        """The terminal table: case, tasks, points, result, and the first difference."""
+
+        def paint(text: str, status: str) -> str:
+            if not color:
+                return text
+            code = {PASS: "32", "not implemented": "33"}.get(status, "31")
+            return f"\033[{code}m{text}\033[0m"
+
+        width = max([len(r.name) for r in self.results] + [4])
+        lines = [f"{self.title}  (engine: {self.impl})"]
+        lines += [f"  ! {p}" for p in self.problems]
+        lines.append(f"  {'case':<{width}}  {'task':<9} {'points':>6}  result")
+        for r in self.results:
+            pts = f"{r.earned}/{r.points}"
+            label = r.status if r.status == PASS else r.status.upper()
+            tasks = ",".join(r.tasks)
+            lines.append(f"  {r.name:<{width}}  {tasks:<9} {pts:>6}  {paint(label, r.status)}")
+            if r.message and r.status != PASS:
+                lines += textwrap.wrap(
+                    r.message, 96, initial_indent=" " * 6, subsequent_indent=" " * 8
+                )
+            if show_output and r.output and r.status != PASS:
+                lines += ["      printed:"] + [
+                    f"        {ln}" for ln in r.output.splitlines()[-10:]
+                ]
+        lines.append(f"  {self.summary()}")
+        return "\n".join(lines)
+
+    def render_html(self) -> str:
+        """A self-contained HTML table (the notebook's check() and the feedback pages)."""
+        colors = {PASS: "#1a7f37", "not implemented": "#9a6700"}
+        rows = []
+        for r in self.results:
+            col = colors.get(r.status, "#cf222e")
+            msg = html.escape(r.message) if r.status != PASS else ""
+            rows.append(
+                f"<tr><td><code>{html.escape(r.name)}</code></td>"
+                f"<td>{html.escape(', '.join(r.tasks))}</td>"
+                f"<td style='text-align:right'>{r.earned}/{r.points}</td>"
+                f"<td style='color:{col};font-weight:bold'>{html.escape(r.status)}</td>"
+                f"<td style='text-align:left'>{msg}</td></tr>"
+            )
+        problems = "".join(f"<p style='color:#cf222e'>{html.escape(p)}</p>" for p in self.problems)
+        head = "<tr><th>case</th><th>task</th><th>points</th><th>result</th><th>details</th></tr>"
+        return (
+            f"<div class='torchlab-report'><h4>{html.escape(self.title)}</h4>{problems}"
+            f"<table>{head}{''.join(rows)}</table>"
+            f"<p><b>{html.escape(self.summary())}</b></p></div>"
+        )
+
+    def _repr_html_(self) -> str:
+        return self.render_html()
+
+    def __str__(self) -> str:
+        return self.render_text()

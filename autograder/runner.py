@@ -1,0 +1,261 @@
+"""The one runner: every front end (CLI, pytest, notebook, grader) checks a week through here.
+
+It takes torch's observations from the oracle, runs the engine under test in a child process
+(``worker.py``) with a time limit per case and a memory limit, and judges each case. Whatever
+the engine does (loops, crashes, exits, prints), the runner returns a Report.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from autograder.cases import Case, load_week
+from autograder.judge import NOT_IMPLEMENTED, judge
+from autograder.oracle import expected_observations
+from autograder.report import PASS, CaseResult, Report
+from autograder.weeks import Week, get_week
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Limits:
+    case_seconds: float = 5.0  # per case, enforced inside the worker and again from outside
+    import_seconds: float = 10.0  # importing the learner's module
+    memory_mb: int = 4096  # address-space limit of the worker
+
+
+def resolve_impl(week: Week, impl: str) -> Path:
+    """Which file to test: "lab" (the learner's skeleton), "reference", or a folder/file path.
+
+    A submission folder may hold the lab file itself or a whole copy of the course.
+    """
+    filename = f"{week.module}.py"
+    if impl == "lab":
+        return REPO_ROOT / "labs" / week.folder / filename
+    if impl == "reference":
+        return REPO_ROOT / "reference_impl" / filename
+    path = Path(impl).expanduser().resolve()
+    if path.is_dir():
+        for candidate in (path / filename, path / "labs" / week.folder / filename):
+            if candidate.exists():
+                return candidate
+        return path / filename
+    return path
+
+
+def run_week(
+    week: str,
+    impl: str = "lab",
+    select_cases: list[str] | None = None,
+    include_hidden: bool = False,
+    limits: Limits | None = None,
+) -> Report:
+    """Check one week's cases against an engine and return the report.
+
+    ``select_cases`` keeps cases whose name contains one of the strings, or that check one
+    of the tasks given as "1.4".
+    """
+    limits = limits or Limits()
+    w = get_week(week)
+    cases = [c for c in load_week(w.name, include_hidden) if _selected(c, select_cases)]
+    path = resolve_impl(w, impl)
+    report = Report(f"{w.name}: {w.title}", _display(path))
+    if impl == "reference" and not path.exists():
+        report.problems.append("this copy of the course has no reference engine")
+    expected = expected_observations(w.name, cases)
+    if not path.exists():
+        problem = f"cannot find {_display(path)}: is the file there, with this name?"
+        report.problems.append(problem)
+        outcomes: dict[str, dict[str, Any]] = {
+            c.id: {"status": "error", "message": problem} for c in cases
+        }
+    else:
+        items = [{"id": c.id, "examples": expected[c.id]["examples"]} for c in cases]
+        outcomes = run_engine(w, path, items, limits, report.problems)
+    for c in cases:
+        report.results.append(_result(c, expected[c.id]["expected"], outcomes[c.id]))
+    return report
+
+
+def _selected(c: Case, wanted: list[str] | None) -> bool:
+    return not wanted or any(w in c.tasks or w in c.name for w in wanted)
+
+
+def _display(path: Path) -> str:
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def _result(c: Case, expected: Any, outcome: dict[str, Any]) -> CaseResult:
+    base = dict(id=c.id, name=c.name, week=c.week, points=c.points, tasks=list(c.tasks))
+    base.update(hidden=c.hidden, seconds=outcome.get("seconds", 0.0))
+    base["output"] = outcome.get("output", "")
+    if "observation" not in outcome:
+        return CaseResult(status=outcome["status"], message=outcome["message"], **base)
+    verdict = judge(expected, outcome["observation"])
+    status = verdict.status if verdict.status in (PASS, NOT_IMPLEMENTED) else "fail"
+    return CaseResult(status=status, message=verdict.message, **base)
+
+
+# ---- the child process --------------------------------------------------------------------
+
+
+def run_engine(
+    week: Week, path: Path, items: list[dict], limits: Limits, problems: list[str]
+) -> dict[str, dict[str, Any]]:
+    """Run ``items`` in workers; a worker that dies or hangs is replaced for the rest."""
+    outcomes: dict[str, dict[str, Any]] = {}
+    pending = list(items)
+    while pending:
+        before = len(outcomes)
+        fresh = _run_worker(week, path, pending, limits, outcomes)
+        if fresh is None and len(outcomes) == before:  # died between cases: blame the next
+            outcomes[pending[0]["id"]] = {"status": "crash", "message": "the worker died"}
+        if fresh is not None:  # the module itself cannot be used: every case fails with it
+            problems.append(fresh)
+            for item in pending:
+                outcomes.setdefault(item["id"], {"status": "error", "message": fresh})
+        pending = [i for i in pending if i["id"] not in outcomes]
+    return outcomes
+
+
+def _limit_child(memory_mb: int) -> None:
+    limit = memory_mb * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def _run_worker(
+    week: Week, path: Path, items: list[dict], limits: Limits, outcomes: dict[str, dict]
+) -> str | None:
+    """One worker over ``items``, filling ``outcomes``. Returns a module-level problem."""
+    request = {
+        "week": week.name,
+        "module_path": str(path),
+        "module_name": week.module,
+        "cases": items,
+        "case_seconds": limits.case_seconds,
+        "import_seconds": limits.import_seconds,
+    }
+    read_fd, write_fd = os.pipe()
+    with tempfile.TemporaryDirectory(prefix="torchlab-") as workdir:
+        log_path = Path(workdir) / "worker.log"
+        with open(log_path, "wb") as log:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "autograder.worker", str(write_fd)],
+                stdin=subprocess.PIPE,
+                stdout=log,
+                stderr=log,
+                pass_fds=(write_fd,),
+                cwd=workdir,
+                env={**os.environ, "PYTHONPATH": _pythonpath()},
+                start_new_session=True,  # its own process group: a kill takes its children
+                preexec_fn=lambda: _limit_child(limits.memory_mb),
+            )
+        os.close(write_fd)
+        try:
+            assert proc.stdin is not None
+            proc.stdin.write(json.dumps(request).encode())
+            proc.stdin.close()
+        except BrokenPipeError:
+            pass
+        try:
+            return _supervise(proc, read_fd, limits, outcomes, log_path, path)
+        finally:
+            os.close(read_fd)
+            _kill(proc)
+
+
+def _pythonpath() -> str:
+    """The worker must import this autograder, wherever the course copy lives."""
+    extra = os.environ.get("PYTHONPATH")
+    return os.pathsep.join([str(REPO_ROOT)] + ([extra] if extra else []))
+
+
+def _supervise(
+    proc: subprocess.Popen, fd: int, limits: Limits, outcomes: dict, log_path: Path, path: Path
+) -> str | None:
+    """Read the worker's events; stop it when a case overruns (the alarm may not fire
+    inside C code) or when it dies."""
+    current: str | None = None
+    imported = False
+    deadline = time.monotonic() + limits.import_seconds + 5.0
+    buffer = b""
+    while True:
+        timeout = max(0.0, deadline - time.monotonic())
+        ready, _, _ = select.select([fd], [], [], timeout)
+        if not ready:  # overran from the outside: kill it
+            _kill(proc)
+            if not imported:
+                return f"importing the module took longer than {limits.import_seconds:g} s"
+            outcomes[current] = {
+                "status": "timeout",
+                "message": f"took longer than {limits.case_seconds:g} s and was stopped: "
+                "is there a loop that never ends?",
+            }
+            return None
+        chunk = os.read(fd, 65536)
+        if not chunk:  # the worker exited
+            code = proc.wait()
+            died = _death(code, log_path, path)
+            if not imported:
+                return f"the worker stopped while importing the module: {died}"
+            if current is not None and current not in outcomes:
+                outcomes[current] = {"status": "crash", "message": f"{died} during this case"}
+            return None
+        buffer += chunk
+        *lines, buffer = buffer.split(b"\n")
+        for line in lines:
+            event = json.loads(line)
+            kind = event["event"]
+            if kind == "import_error":
+                return event["message"]
+            if kind == "imported":
+                imported = True
+            elif kind == "start":
+                current = event["id"]
+                deadline = time.monotonic() + limits.case_seconds + 2.0
+            elif kind == "result":
+                outcomes[event["id"]] = event
+                current = None
+
+
+def _death(code: int, log_path: Path, module: Path) -> str:
+    """Why the worker ended, in words: an exit code, or the signal that killed it, and the
+    line of the learner's file it was on (faulthandler writes the stack to the log)."""
+    if code < 0:
+        name = signal.Signals(-code).name
+        text = {
+            "SIGSEGV": "the process crashed (segmentation fault)",
+            "SIGKILL": "the process was killed (out of memory?)",
+        }.get(name, f"the process was killed by {name}")
+    else:
+        text = f"the process exited with code {code} (sys.exit or os._exit?)"
+    log = log_path.read_text(errors="replace") if log_path.exists() else ""
+    for line in log.splitlines():
+        if f'File "{module}"' in line:  # '  File "/x/strides.py", line 3 in arange'
+            where = line.split(",", 1)[1].strip()
+            return f"{text} at {module.name} {where}"
+    return text
+
+
+def _kill(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait()

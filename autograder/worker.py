@@ -1,0 +1,135 @@
+"""The worker: runs the engine under test, case by case, in a child process.
+
+The parent (``runner.py``) sends one JSON request on stdin and reads one JSON line per event
+from a dedicated pipe (fd given as argv[1]), so whatever the engine prints cannot be mistaken
+for a result. Torch is never imported here: the expected answers stay with the parent.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import faulthandler
+import importlib.util
+import io
+import json
+import os
+import signal
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+
+class CaseTimeout(BaseException):
+    """Raised by the alarm when a case runs past its time limit (not an Exception, so the
+    engine's own ``except Exception`` cannot swallow it)."""
+
+
+def _on_alarm(signum: int, frame: Any) -> None:
+    raise CaseTimeout
+
+
+def describe_exception(exc: BaseException, path: str | None = None) -> str:
+    """One plain line: what went wrong and where in the learner's file."""
+    if isinstance(exc, SyntaxError):
+        where = f"{Path(exc.filename or path or '?').name}, line {exc.lineno}"
+        return f"{type(exc).__name__}: {exc.msg} ({where})"
+    text = f"{type(exc).__name__}: {exc}".strip()
+    if path:
+        frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == path]
+        if frames:
+            text += f" ({Path(path).name}, line {frames[-1].lineno})"
+    return text[:500]
+
+
+def load_engine(path: str, name: str) -> Any:
+    """Import the learner's module from a file, as a fresh module every run."""
+    folder = str(Path(path).parent)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def main() -> None:
+    out = os.fdopen(int(sys.argv[1]), "w", buffering=1)
+
+    def send(event: dict[str, Any]) -> None:
+        out.write(json.dumps(event) + "\n")
+        out.flush()
+
+    request = json.loads(sys.stdin.read())
+    faulthandler.enable()  # a segfault prints where it happened to our stderr log
+    signal.signal(signal.SIGALRM, _on_alarm)
+
+    from autograder.cases import load_week, run_case
+
+    cases = {c.id: c for c in load_week(request["week"], include_hidden=True)}
+    path = request["module_path"]
+    signal.setitimer(signal.ITIMER_REAL, request["import_seconds"])
+    try:
+        lib = load_engine(path, request["module_name"])
+    except CaseTimeout:
+        send({"event": "import_error", "message": _import_timeout(request)})
+        return
+    except BaseException as exc:  # noqa: BLE001 - a broken file must become a report line
+        send({"event": "import_error", "message": describe_exception(exc, path)})
+        return
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    send({"event": "imported"})
+
+    for item in request["cases"]:
+        send({"event": "start", "id": item["id"]})
+        send(run_one(cases[item["id"]], lib, item.get("examples"), request, path, run_case))
+
+
+def _import_timeout(request: dict[str, Any]) -> str:
+    return (
+        f"importing {Path(request['module_path']).name} took longer than "
+        f"{request['import_seconds']:g} s: is there a loop at the top level of the file?"
+    )
+
+
+def run_one(case: Any, lib: Any, examples: Any, request: dict, path: str, run_case: Any) -> dict:
+    """Run one case under the alarm; always returns one result event."""
+    captured = io.StringIO()
+    started = time.perf_counter()
+    result: dict[str, Any] = {"event": "result", "id": case.id}
+    signal.setitimer(signal.ITIMER_REAL, request["case_seconds"])
+    try:
+        with contextlib.redirect_stdout(captured), contextlib.redirect_stderr(captured):
+            result["observation"] = run_case(case, lib, examples)
+    except CaseTimeout:
+        result["status"] = "timeout"
+        result["message"] = (
+            f"took longer than {request['case_seconds']:g} s and was stopped: "
+            "is there a loop that never ends?"
+        )
+    except SystemExit as exc:
+        result["status"] = "error"
+        result["message"] = f"the code called sys.exit({exc.code!r}) during this case"
+    except BaseException as exc:  # noqa: BLE001 - KeyboardInterrupt, GeneratorExit, ...
+        result["status"] = "error"
+        result["message"] = describe_exception(exc, path)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    result["seconds"] = round(time.perf_counter() - started, 4)
+    result["output"] = captured.getvalue()[-2000:]
+    try:
+        json.dumps(result)
+    except (TypeError, ValueError) as exc:
+        result.pop("observation", None)
+        result["status"] = "error"
+        result["message"] = f"the result could not be compared (not plain data): {exc}"
+    return result
+
+
+if __name__ == "__main__":
+    main()
