@@ -51,7 +51,8 @@ def _what(obs: Observation) -> str:
     if isinstance(obs, dict) and obs.get("kind") == "tensor":
         return "a tensor"
     if isinstance(obs, dict) and obs.get("kind") == "value":
-        return f"{obs['type']} {_fmt(obs['value'])}"
+        value = obs["value"]
+        return f"{obs['type']} {_fmt(value) if obs['type'] == 'tuple' else _short(value)}"
     if isinstance(obs, dict) and obs.get("kind") == "raised":
         return f"raised {obs['type']}"
     return _fmt(obs)
@@ -168,8 +169,8 @@ def _same(e: Any, a: Any) -> bool:
     if isinstance(e, bool) or isinstance(a, bool):
         return type(e) is type(a) and e == a
     if isinstance(e, float) or isinstance(a, float):
-        if not isinstance(a, int | float) or not isinstance(e, int | float):
-            return False
+        if not (isinstance(a, float) and isinstance(e, float)):
+            return False  # 1 and 1.0 come from different dtypes
         if math.isnan(e) and math.isnan(a):
             return True
         return math.isclose(e, a, rel_tol=1e-5, abs_tol=1e-6)

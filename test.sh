@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Set-up command 2: install, then the whole test suite (lint, format, tests).
+set -euo pipefail
+cd "$(dirname "$0")"
+scripts/setup.sh
+ruff check .
+ruff format --check .
+python -m pytest
