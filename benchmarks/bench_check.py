@@ -1,0 +1,58 @@
+"""How long `torchlab check week1 --impl reference` takes next to a bare `import torch`.
+
+Target (issue: foundation): the check takes at most 2x the bare torch import on the same
+machine. Both commands run alternately, after one warm-up of each (which also fills the
+oracle cache, as a learner's first check does); medians are printed.
+
+    python benchmarks/bench_check.py [--runs 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import time
+
+COMMANDS = {
+    "python -c 'import torch'": [sys.executable, "-c", "import torch"],
+    "torchlab check week1 --impl reference": [
+        sys.executable,
+        "-m",
+        "autograder.cli",
+        "check",
+        "week1",
+        "--impl",
+        "reference",
+    ],
+}
+
+
+def timed(cmd: list[str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(cmd, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=7)
+    args = parser.parse_args()
+    cold = {name: timed(cmd) for name, cmd in COMMANDS.items()}  # warm-up, fills the cache
+    times: dict[str, list[float]] = {name: [] for name in COMMANDS}
+    for _ in range(args.runs):
+        for name, cmd in COMMANDS.items():
+            times[name].append(timed(cmd))
+    medians = {name: statistics.median(ts) for name, ts in times.items()}
+    for name, ts in times.items():
+        print(
+            f"{name:<42} median {medians[name]:.3f} s  (min {min(ts):.3f}, max {max(ts):.3f}, "
+            f"first run {cold[name]:.3f} s)"
+        )
+    torch_s, check_s = medians.values()
+    print(f"ratio check / import torch: {check_s / torch_s:.2f}x (target: at most 2x)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,49 @@
+"""The torchlab command: tables, exit codes, JSON, release --check."""
+
+import json
+import subprocess
+import sys
+
+
+def torchlab(*args, cwd=None):
+    return subprocess.run(
+        [sys.executable, "-m", "autograder.cli", *args], capture_output=True, text=True, cwd=cwd
+    )
+
+
+def test_check_reference_exits_zero_with_a_table():
+    run = torchlab("check", "week1", "--impl", "reference")
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "week1: Strides and views" in run.stdout
+    assert "case" in run.stdout and "points" in run.stdout
+    assert " FAIL" not in run.stdout
+
+
+def test_check_skeleton_exits_one_and_says_what_is_missing():
+    run = torchlab("check", "1", "-k", "1.4")
+    assert run.returncode == 1
+    assert "NOT IMPLEMENTED" in run.stdout and "not implemented yet: " in run.stdout
+
+
+def test_check_json_is_the_report_model():
+    run = torchlab("check", "week1", "--impl", "reference", "--json")
+    data = json.loads(run.stdout)
+    assert data["score"] == data["max_score"] > 0
+    assert {"id", "name", "points", "status", "message", "tasks"} <= set(data["results"][0])
+
+
+def test_unknown_week_is_a_clear_error():
+    run = torchlab("check", "week9")
+    assert run.returncode == 2 and "there is no week called 'week9'" in run.stderr
+
+
+def test_release_check_passes_on_the_committed_labs():
+    run = torchlab("release", "--check")
+    assert run.returncode == 0, run.stdout
+
+
+def test_progress_shows_reference_then_learner():
+    run = torchlab("progress")
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.stdout.index("reference engine") < run.stdout.index("Your progress")
+    assert "next:" in run.stdout

@@ -1,0 +1,27 @@
+"""`pytest labs/week1_strides`: one pytest test per case, the judge's words in pytest's report."""
+
+import subprocess
+import sys
+
+from autograder.cases import load_week
+
+
+def pytest_lab(*args):
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "labs/week1_strides", "-p", "no:cacheprovider", *args],
+        capture_output=True,
+        text=True,
+    )
+
+
+def test_reference_passes_one_test_per_case():
+    run = pytest_lab("--impl", "reference")
+    assert run.returncode == 0, run.stdout[-2000:]
+    assert f"{len(load_week('week1'))} passed" in run.stdout
+
+
+def test_skeleton_fails_each_case_with_the_exercise_name():
+    run = pytest_lab("-k", "transpose_then_view")
+    assert run.returncode == 1
+    assert "not implemented yet:" in run.stdout and "(Task 1." in run.stdout
+    assert "1 failed" in run.stdout
