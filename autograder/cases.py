@@ -101,10 +101,11 @@ def load_week(week: str, include_hidden: bool = False) -> list[Case]:
         try:
             importlib.import_module(mod)
         except ModuleNotFoundError as exc:
-            if exc.name != mod:  # a real import error inside the module
-                raise
+            if exc.name is None or not mod.startswith(exc.name):
+                raise  # a real import error inside the module
             if not mod.startswith("autograder.hidden."):
                 raise ValueError(f"there is no week called {week!r}") from None
+            # a student copy has no hidden cases: nothing to add
     cases = list(_REGISTRY.get(week, {}).values())
     return [c for c in cases if include_hidden or not c.hidden]
 
