@@ -21,7 +21,8 @@ CaseFn = Callable[..., Observation]
 
 @dataclass(frozen=True)
 class Case:
-    """One graded scenario. ``tasks`` names the exercises it checks (e.g. ``("1.4",)``)."""
+    """One graded scenario. ``tasks`` lists every exercise it needs (e.g. ``("1.1", "1.4")``);
+    ``tests/test_task_tags.py`` measures them, so they can be trusted."""
 
     week: str
     name: str
@@ -41,6 +42,17 @@ class Case:
     @property
     def is_property(self) -> bool:
         return self.strategy is not None
+
+    @property
+    def completed_by(self) -> str | None:
+        """The latest task this case needs: once it is written (and the ones before it), the
+        case can pass. ``-k 1.4`` and the notebook's ``check("week1", "1.4")`` select on it."""
+        return max(self.tasks, key=task_key) if self.tasks else None
+
+
+def task_key(task: str) -> tuple[int, ...]:
+    """Sort "1.10" after "1.9"."""
+    return tuple(int(p) for p in task.split("."))
 
 
 _REGISTRY: dict[str, dict[str, Case]] = {}

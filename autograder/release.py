@@ -44,8 +44,8 @@ def _header(source_name: str) -> str:
     )
 
 
-def _exercise_name(lines: list[str], at: int, indent: int) -> str:
-    """The function holding the region at line ``at`` ("Tensor.view") and its task number."""
+def _exercise_name(lines: list[str], at: int, indent: int) -> tuple[str, str | None]:
+    """The exercise holding the region at line ``at`` ("Tensor.view (Task 1.4)") and its task."""
     func = cls = task = None
     func_indent = indent
     for j in range(at - 1, -1, -1):
@@ -63,11 +63,15 @@ def _exercise_name(lines: list[str], at: int, indent: int) -> str:
         elif stripped and depth == 0:
             break
     name = ".".join(p for p in (cls, func) if p) or "this exercise"
-    return f"{name} (Task {task})" if task else name
+    return (f"{name} (Task {task})" if task else name), task
 
 
-def make_skeleton(source: str, source_name: str) -> str:
-    """The skeleton of a reference module: each solution region becomes a named raise."""
+def make_skeleton(source: str, source_name: str, only_tasks: set[str] | None = None) -> str:
+    """The skeleton of a reference module: each solution region becomes a named raise.
+
+    ``only_tasks`` blanks only the regions of those tasks and keeps the other solutions: the
+    project's tests use it to measure which cases each task is needed by.
+    """
     lines = source.splitlines(keepends=True)
     out = [_header(source_name)]
     i = 0
@@ -80,7 +84,7 @@ def make_skeleton(source: str, source_name: str) -> str:
             i += 1
             continue
         indent = len(lines[i]) - len(lines[i].lstrip())
-        name = _exercise_name(lines, i, indent)
+        name, task = _exercise_name(lines, i, indent)
         j = i + 1
         while j < len(lines) and lines[j].strip() != END:
             if lines[j].strip() == BEGIN:
@@ -88,7 +92,10 @@ def make_skeleton(source: str, source_name: str) -> str:
             j += 1
         if j == len(lines):
             raise ReleaseError(f"{source_name}, line {i + 1}: {BEGIN} is never closed")
-        out.append(f'{" " * indent}raise NotImplementedError("{name}")\n')
+        if only_tasks is None or task in only_tasks:
+            out.append(f'{" " * indent}raise NotImplementedError("{name}")\n')
+        else:
+            out.extend(lines[i + 1 : j])
         i = j + 1
     return "".join(out)
 

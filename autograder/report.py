@@ -91,14 +91,17 @@ class Report:
             return f"\033[{code}m{text}\033[0m"
 
         width = max([len(r.name) for r in self.results] + [4])
+        twidth = 5
         lines = [f"{self.title}  (engine: {self.impl})"]
         lines += [f"  ! {p}" for p in self.problems]
-        lines.append(f"  {'case':<{width}}  {'task':<9} {'points':>6}  result")
+        lines.append(f"  {'case':<{width}}  {'task':<{twidth}} {'points':>6}  result")
         for r in self.results:
             pts = f"{r.earned}/{r.points}"
             label = r.status if r.status == PASS else r.status.upper()
-            tasks = ",".join(r.tasks)
-            lines.append(f"  {r.name:<{width}}  {tasks:<9} {pts:>6}  {paint(label, r.status)}")
+            tasks = r.tasks[-1] if r.tasks else ""  # the task that completes the case
+            lines.append(
+                f"  {r.name:<{width}}  {tasks:<{twidth}} {pts:>6}  {paint(label, r.status)}"
+            )
             if r.message and r.status != PASS:
                 lines += textwrap.wrap(
                     r.message, 96, initial_indent=" " * 6, subsequent_indent=" " * 8
@@ -119,7 +122,7 @@ class Report:
             msg = html.escape(r.message) if r.status != PASS else ""
             rows.append(
                 f"<tr><td><code>{html.escape(r.name)}</code></td>"
-                f"<td>{html.escape(', '.join(r.tasks))}</td>"
+                f"<td>{html.escape(r.tasks[-1] if r.tasks else '')}</td>"
                 f"<td style='text-align:right'>{r.earned}/{r.points}</td>"
                 f"<td style='color:{col};font-weight:bold'>{html.escape(r.status)}</td>"
                 f"<td style='text-align:left'>{msg}</td></tr>"

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from autograder.cases import Case, load_week
+from autograder.cases import Case, load_week, task_key
 from autograder.judge import NOT_IMPLEMENTED, judge
 from autograder.oracle import expected_observations
 from autograder.report import PASS, CaseResult, Report
@@ -64,8 +64,8 @@ def run_week(
 ) -> Report:
     """Check one week's cases against an engine and return the report.
 
-    ``select_cases`` keeps cases whose name contains one of the strings, or that check one
-    of the tasks given as "1.4".
+    ``select_cases`` keeps cases whose name contains one of the strings, or that a task given
+    as "1.4" completes (the latest task the case needs).
     """
     limits = limits or Limits()
     w = get_week(week)
@@ -90,7 +90,7 @@ def run_week(
 
 
 def _selected(c: Case, wanted: list[str] | None) -> bool:
-    return not wanted or any(w in c.tasks or w in c.name for w in wanted)
+    return not wanted or any(w == c.completed_by or w in c.name for w in wanted)
 
 
 def _display(path: Path) -> str:
@@ -101,7 +101,9 @@ def _display(path: Path) -> str:
 
 
 def _result(c: Case, expected: Any, outcome: dict[str, Any]) -> CaseResult:
-    base = dict(id=c.id, name=c.name, week=c.week, points=c.points, tasks=list(c.tasks))
+    base = dict(
+        id=c.id, name=c.name, week=c.week, points=c.points, tasks=sorted(c.tasks, key=task_key)
+    )
     base.update(hidden=c.hidden, seconds=outcome.get("seconds", 0.0))
     base["output"] = outcome.get("output", "")
     if "observation" not in outcome:
