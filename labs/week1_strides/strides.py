@@ -1,0 +1,883 @@
+# Generated from reference_impl/strides.py by `torchlab release`: this is the file you edit.
+# Replace each `raise NotImplementedError(...)` with your code; the docstring above it
+# says what PyTorch does and where. Check your work with `torchlab check`.
+# ruff: noqa: F401, F841
+"""Week 1 reference engine: a strided tensor on a flat NumPy storage.
+
+Underneath, a PyTorch CPU tensor is a *storage* (one flat buffer, ``c10/core/StorageImpl.h``)
+plus a *view* of it (``c10/core/TensorImpl.h``): shape, stride, storage_offset and dtype.
+Element ``(i_0, ..., i_{n-1})`` lives at
+
+    storage[storage_offset + i_0 * stride[0] + ... + i_{n-1} * stride[n-1]]
+
+Every view op below (view, permute, expand, select, slicing, ...) only computes a new
+(shape, stride, storage_offset) over the SAME storage; copies allocate a new one.
+Names and signatures mirror torch; each docstring says where the rule lives in PyTorch 2.13.
+This module never imports torch: NumPy only holds the flat storage.
+
+The exercises ("Task 1.x" in a docstring; each may span several functions):
+  1.1 contiguous_strides            1.8  expand, infer_expand_geometry, infer_broadcast_size,
+  1.2 element_offsets                    broadcast_shapes
+  1.3 is_contiguous,                1.9  unfold, as_strided, compute_storage_nbytes
+      is_non_overlapping_and_dense  1.10 contiguous, reshape, clone, reorder_dimensions,
+  1.4 view, infer_size,                  infer_dense_strides
+      compute_stride                1.11 + - *: result_type, compute_output_strides, binary_op
+  1.5 permute, transpose, t         1.12 __setitem__, fill_, copy_, add_, mul_ and the
+  1.6 narrow, select, _slice,            overlap checks
+      __getitem__                   1.13 empty_aligned
+  1.7 unsqueeze, squeeze, flatten
+"""
+
+from __future__ import annotations
+
+import builtins
+import functools
+import math
+import operator
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+
+# === Given: dtypes, storage, Size and small argument helpers ======================================
+
+
+class DType:
+    """A scalar type (c10/core/ScalarType.h). ``str()`` is torch's name, e.g. "float32"."""
+
+    def __init__(self, name: str, np_dtype: type, legacy_name: str) -> None:
+        self.name = name
+        self.np = np.dtype(np_dtype)
+        self.itemsize = self.np.itemsize
+        self.legacy_name = legacy_name  # torch's old name, used in its messages: "Float"
+        self.tensor_type = f"torch.{legacy_name}Tensor"
+        self.is_floating_point = self.np.kind == "f"
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+float32 = DType("float32", np.float32, "Float")
+float64 = DType("float64", np.float64, "Double")
+int64 = DType("int64", np.int64, "Long")
+bool = DType("bool", np.bool_, "Bool")  # torch.bool: from here on, Python's is builtins.bool
+
+_PROMOTION_ORDER = [bool, int64, float32, float64]  # promoteTypes, restricted to our 4 dtypes
+
+
+def promote_types(a: DType | None, b: DType | None) -> DType | None:
+    """c10/core/ScalarType.cpp: promoteTypes (None plays torch's ScalarType::Undefined)."""
+    if a is None or b is None:
+        return a or b
+    return max(a, b, key=_PROMOTION_ORDER.index)
+
+
+def _scalar_dtype(value: object) -> DType:
+    """The dtype torch gives a Python number: bool, int64, or the default float32."""
+    if isinstance(value, builtins.bool):
+        return bool
+    return int64 if isinstance(value, int) else float32
+
+
+def _is_scalar(value: object) -> builtins.bool:
+    return isinstance(value, builtins.bool | int | float)
+
+
+class Storage:
+    """One flat, typed buffer (c10/core/StorageImpl.h). Views of each other share it."""
+
+    def __init__(self, data: np.ndarray) -> None:
+        self.data = data  # 1-D
+
+    def nbytes(self) -> int:
+        return self.data.nbytes
+
+    def data_ptr(self) -> int:
+        """The address of the first byte; 0 for an empty storage, as in torch."""
+        return self.data.ctypes.data if self.data.nbytes else 0
+
+
+class Size(tuple):
+    """torch.Size: a tuple of ints."""
+
+    def __repr__(self) -> str:
+        return f"Size({list(self)})"
+
+
+def _is_int(value: object) -> builtins.bool:
+    return not isinstance(value, builtins.bool) and hasattr(type(value), "__index__")
+
+
+def _parse_shape(args: tuple, fn: str, name: str = "size") -> tuple[int, ...]:
+    """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` all mean (2, 3), like torch's arg parser."""
+    if not args:
+        raise TypeError(f'{fn}() missing 1 required positional arguments: "{name}"')
+    if len(args) == 1 and isinstance(args[0], Sequence):
+        args = tuple(args[0])
+    for i, v in enumerate(args):
+        if not _is_int(v):
+            raise TypeError(
+                f"{fn}(): argument '{name}' failed to unpack the object at pos {i + 1} with "
+                f'error "type must be tuple of ints,but got {type(v).__name__}"'
+            )
+    return tuple(operator.index(v) for v in args)
+
+
+def _check_size_nonnegative(shape: Sequence[int]) -> None:
+    for s in shape:
+        if s < 0:
+            raise RuntimeError(
+                f"Trying to create tensor with negative dimension {s}: {list(shape)}"
+            )
+
+
+def maybe_wrap_dim(dim: int, ndim: int, wrap_scalar: builtins.bool = True) -> int:
+    """c10/core/WrapDimMinimal.h: maybe_wrap_dim. -1 means the last dim.
+
+    A 0-d tensor is treated as 1-d (dims 0 and -1 are accepted) unless ``wrap_scalar`` is
+    False, which ``size(d)`` and ``stride(d)`` use.
+    """
+    dim = operator.index(dim)
+    if ndim == 0:
+        if not wrap_scalar:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        ndim = 1
+    if not -ndim <= dim <= ndim - 1:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], "
+            f"but got {dim})"
+        )
+    return dim + ndim if dim < 0 else dim
+
+
+def _unpack_slice(s: slice) -> tuple[int | None, int | None, int]:
+    """Python's own slice checks (PySlice_Unpack), before torch sees the numbers."""
+    start, stop, step = (
+        None if v is None else operator.index(v) for v in (s.start, s.stop, s.step)
+    )
+    if step == 0:
+        raise ValueError("slice step cannot be zero")
+    return start, stop, 1 if step is None else step
+
+
+# === Tasks 1.1 and 1.2: the two formulas everything else is built on ==============================
+
+
+def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
+    """Task 1.1: the row-major strides of a fresh tensor of ``shape``.
+
+    c10/util/strides.h: contiguous_strides. The last dim has stride 1 and each earlier dim
+    steps over one whole row of the dims after it. A size-0 dim counts as size 1 there, so
+    ``zeros(4, 0, 3)`` has strides (3, 3, 1), not (0, 3, 1).
+    """
+    raise NotImplementedError("contiguous_strides (Task 1.1)")
+
+
+def element_offsets(shape: Sequence[int], stride: Sequence[int], storage_offset: int) -> np.ndarray:
+    """Task 1.2: an int64 array of ``shape`` holding each element's index into the storage.
+
+    ``offsets[i_0, ..., i_n] = storage_offset + sum(i_k * stride[k])``: the formula every read
+    and write goes through (c10/core/TensorImpl.h keeps exactly sizes, strides and
+    storage_offset; TensorIterator walks them in aten/src/ATen/TensorIterator.cpp).
+    """
+    raise NotImplementedError("element_offsets (Task 1.2)")
+
+
+# === The Tensor ===================================================================================
+
+
+class Tensor:
+    """A view of a Storage: (storage, shape, stride, storage_offset, dtype), as TensorImpl."""
+
+    def __init__(
+        self,
+        storage: Storage,
+        shape: Sequence[int],
+        stride: Sequence[int],
+        storage_offset: int,
+        dtype: DType,
+    ) -> None:
+        self._storage = storage
+        self._shape = Size(int(s) for s in shape)
+        self._stride = tuple(int(s) for s in stride)
+        self._storage_offset = int(storage_offset)
+        self.dtype = dtype
+
+    # --- given: metadata accessors ----------------------------------------------------------------
+
+    @property
+    def shape(self) -> Size:
+        return self._shape
+
+    def size(self, dim: int | None = None) -> Size | int:
+        if dim is None:
+            return self._shape
+        return self._shape[maybe_wrap_dim(dim, self.dim(), wrap_scalar=False)]
+
+    def stride(self, dim: int | None = None) -> tuple[int, ...] | int:
+        if dim is None:
+            return self._stride
+        return self._stride[maybe_wrap_dim(dim, self.dim(), wrap_scalar=False)]
+
+    def storage_offset(self) -> int:
+        return self._storage_offset
+
+    def dim(self) -> int:
+        return len(self._shape)
+
+    @property
+    def ndim(self) -> int:
+        return self.dim()
+
+    def numel(self) -> int:
+        return math.prod(self._shape)
+
+    def element_size(self) -> int:
+        return self.dtype.itemsize
+
+    def untyped_storage(self) -> Storage:
+        return self._storage
+
+    def __len__(self) -> int:
+        if self.dim() == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._shape[0]
+
+    def __bool__(self) -> builtins.bool:
+        if self.numel() != 1:
+            amount = "no values" if self.numel() == 0 else "more than one value"
+            raise RuntimeError(f"Boolean value of Tensor with {amount} is ambiguous")
+        return builtins.bool(self.item())
+
+    def __iter__(self) -> Iterator[Tensor]:
+        if self.dim() == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(len(self)))
+
+    def __repr__(self) -> str:
+        suffix = "" if self.dtype in (float32, int64, bool) else f", dtype={self.dtype}"
+        try:
+            return f"tensor({self.tolist()}{suffix})"
+        except NotImplementedError:
+            return f"tensor(<shape={list(self.shape)}, stride={list(self.stride())}>{suffix})"
+
+    # --- given: reading and writing elements (through element_offsets, Task 1.2) ------------------
+
+    def _alias_with(
+        self, shape: Sequence[int], stride: Sequence[int], storage_offset: int | None = None
+    ) -> Tensor:
+        """A new view of the same storage (aten: alias_with_sizes_and_strides). No checks."""
+        offset = self._storage_offset if storage_offset is None else storage_offset
+        return Tensor(self._storage, shape, stride, offset, self.dtype)
+
+    def _offsets(self) -> np.ndarray:
+        return element_offsets(self._shape, self._stride, self._storage_offset)
+
+    def _values(self) -> np.ndarray:
+        """The elements as a fresh NumPy array of ``shape`` (a copy, read through the strides)."""
+        return np.asarray(self._storage.data[self._offsets()])
+
+    def _write_values(self, values: np.ndarray) -> None:
+        """Store ``values`` (broadcastable to ``shape``) into this view's elements."""
+        self._storage.data[self._offsets()] = values
+
+    def tolist(self) -> list | builtins.bool | int | float:
+        return self._values().tolist()
+
+    def item(self) -> builtins.bool | int | float:
+        if self.numel() != 1:
+            raise RuntimeError(
+                f"a Tensor with {self.numel()} elements cannot be converted to Scalar"
+            )
+        return self._values().reshape(-1)[0].item()
+
+    # --- Task 1.3: contiguity ---------------------------------------------------------------------
+
+    def is_contiguous(self) -> builtins.bool:
+        """Task 1.3: True when the strides are the row-major strides of the shape.
+
+        c10/core/Contiguity.h: _compute_contiguous. Walking from the last dim, every dim of
+        size != 1 must have stride == (product of the sizes after it). Size-1 dims are skipped
+        (any stride is fine: there is only index 0), and a tensor with no elements is always
+        contiguous. A stride-0 (expanded) dim of size > 1 is never contiguous.
+        """
+        raise NotImplementedError("Tensor.is_contiguous (Task 1.3)")
+
+    # --- Task 1.4: view ---------------------------------------------------------------------------
+
+    def view(self, *shape: int) -> Tensor:
+        """Task 1.4: the same elements, in row-major order, seen with a new shape; no copy.
+
+        aten/src/ATen/native/TensorShape.cpp: view_impl = infer_size (the -1), then
+        computeStride (can the new shape be expressed with strides over the SAME storage?).
+        When it can't: "view size is not compatible with input tensor's size and stride".
+        """
+        shape = _parse_shape(shape, "view")
+        raise NotImplementedError("Tensor.view (Task 1.4)")
+
+    # --- Task 1.5: permute, transpose, t ----------------------------------------------------------
+
+    def permute(self, *dims: int) -> Tensor:
+        """Task 1.5: reorder the dims; sizes and strides move together, the storage stays.
+
+        aten/src/ATen/native/TensorShape.cpp: permute / _permute_size_stride_estimation.
+        ``dims`` must name every dim exactly once (negative dims wrap). The length check's
+        message says "permute(sparse_coo)" in torch, even for dense tensors.
+        """
+        dims = _parse_shape(dims, "permute", "dims")
+        raise NotImplementedError("Tensor.permute (Task 1.5)")
+
+    def transpose(self, dim0: int, dim1: int) -> Tensor:
+        """Task 1.5: swap two dims (aten/src/ATen/native/TensorShape.cpp: transpose)."""
+        raise NotImplementedError("Tensor.transpose (Task 1.5)")
+
+    def t(self) -> Tensor:
+        """Task 1.5: transpose(0, 1) for <= 2-d tensors; 0-d and 1-d come back as a plain view.
+
+        aten/src/ATen/native/TensorShape.cpp: t / check_t.
+        """
+        raise NotImplementedError("Tensor.t (Task 1.5)")
+
+    # --- Task 1.6: narrow, select, slicing, indexing ----------------------------------------------
+
+    def narrow(self, dim: int, start: int, length: int) -> Tensor:
+        """Task 1.6: elements start..start+length-1 of ``dim``: only the offset and one size move.
+
+        aten/src/ATen/native/TensorShape.cpp: narrow_symint, which then calls slice.
+        ``start`` may be negative (counted from the end) and may equal the size (empty result).
+        """
+        raise NotImplementedError("Tensor.narrow (Task 1.6)")
+
+    def select(self, dim: int, index: int) -> Tensor:
+        """Task 1.6: fix ``dim`` at ``index``: the dim disappears, index * stride joins the offset.
+
+        aten/src/ATen/native/TensorShape.cpp: select_symint.
+        """
+        raise NotImplementedError("Tensor.select (Task 1.6)")
+
+    def _slice(self, dim: int, start: int | None, stop: int | None, step: int) -> Tensor:
+        """Task 1.6: ``x[start:stop:step]`` along ``dim`` (step > 0), as a view.
+
+        aten/src/ATen/native/TensorShape.cpp: slice. Negative bounds count from the end, then
+        both are clamped into [0, size] (never an error, like Python lists); the size is
+        ceil((stop - start) / step) and the stride is multiplied by step.
+        """
+        raise NotImplementedError("Tensor._slice (Task 1.6)")
+
+    def __getitem__(self, index: object) -> Tensor:
+        """Task 1.6: basic indexing with ints, slices (step > 0), None, ... and tuples of them.
+
+        torch/csrc/autograd/python_variable_indexing.cpp: THPVariable_getitem and
+        aten/src/ATen/TensorIndexing.h: applySlicing. Walk the index items with a cursor ``dim``
+        into the result: an int selects (the dim goes away), a slice slices (cursor moves on),
+        None unsqueezes (cursor moves on), ``...`` skips the dims no item names.
+        Every result is a view. Out-of-range ints are IndexErrors naming the item's position.
+        """
+        raise NotImplementedError("Tensor.__getitem__ (Task 1.6)")
+
+    # --- Task 1.7: unsqueeze, squeeze, flatten ----------------------------------------------------
+
+    def unsqueeze(self, dim: int) -> Tensor:
+        """Task 1.7: insert a size-1 dim at ``dim`` (-1 appends).
+
+        aten/src/ATen/native/TensorShape.cpp: unsqueeze / inferUnsqueezeGeometry. The new
+        stride is size[dim] * stride[dim] (1 at the end), so the tensor stays viewable the same
+        way.
+        """
+        raise NotImplementedError("Tensor.unsqueeze (Task 1.7)")
+
+    def squeeze(self, dim: int | Sequence[int] | None = None) -> Tensor:
+        """Task 1.7: drop size-1 dims: all of them, or only those named (an int or a tuple).
+
+        aten/src/ATen/native/TensorShape.cpp: squeeze / inferSqueezeGeometry, and
+        dim_list_to_bitset (aten/src/ATen/WrapDimUtilsMulti.h) for a tuple. A named dim whose
+        size is not 1 is left alone (still a view); naming a dim twice is an error.
+        """
+        raise NotImplementedError("Tensor.squeeze (Task 1.7)")
+
+    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+        """Task 1.7: merge dims start_dim..end_dim into one, with reshape (a view when possible).
+
+        aten/src/ATen/native/TensorShape.cpp: flatten. A 0-d tensor becomes shape (1,);
+        start_dim == end_dim returns the tensor itself.
+        """
+        raise NotImplementedError("Tensor.flatten (Task 1.7)")
+
+    # --- Task 1.8: expand -------------------------------------------------------------------------
+
+    def expand(self, *sizes: int) -> Tensor:
+        """Task 1.8: repeat size-1 dims (and add leading dims) without copying: stride 0.
+
+        aten/src/ATen/native/TensorShape.cpp: expand, and aten/src/ATen/ExpandUtils.cpp:
+        inferExpandGeometry. -1 keeps a size. A negative size other than -1 only trips torch's
+        numel overflow check.
+        """
+        sizes = _parse_shape(sizes, "expand")
+        raise NotImplementedError("Tensor.expand (Task 1.8)")
+
+    # --- Task 1.9: unfold, as_strided -------------------------------------------------------------
+
+    def unfold(self, dimension: int, size: int, step: int) -> Tensor:
+        """Task 1.9: sliding windows of ``size`` every ``step`` along ``dimension``, as a view.
+
+        aten/src/ATen/native/TensorShape.cpp: unfold. ``dimension`` gets (n - size) // step + 1
+        windows and stride * step; a new last dim of length ``size`` walks inside a window
+        with the old stride. A 0-d tensor acts like a 1-element 1-d one.
+        """
+        raise NotImplementedError("Tensor.unfold (Task 1.9)")
+
+    def as_strided(
+        self, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None
+    ) -> Tensor:
+        """Task 1.9: any (size, stride, offset) over this storage, if it stays inside it.
+
+        aten/src/ATen/native/TensorShape.cpp: as_strided_tensorimpl / setStrided and
+        aten/src/ATen/native/Resize.h: checkInBoundsForStorage. Strides are absolute (not
+        relative to this view's); the offset defaults to this view's. Overlaps are allowed.
+        """
+        size, stride = tuple(size), tuple(stride)
+        raise NotImplementedError("Tensor.as_strided (Task 1.9)")
+
+    # --- Task 1.10: contiguous, reshape, clone ----------------------------------------------------
+
+    def contiguous(self) -> Tensor:
+        """Task 1.10: self if already contiguous, else a row-major copy in a new storage.
+
+        aten/src/ATen/native/TensorProperties.cpp: contiguous (clone with
+        MemoryFormat::Contiguous when needed).
+        """
+        raise NotImplementedError("Tensor.contiguous (Task 1.10)")
+
+    def reshape(self, *shape: int) -> Tensor:
+        """Task 1.10: view() when the view rule allows it, otherwise a contiguous copy.
+
+        aten/src/ATen/native/TensorShape.cpp: reshape_symint: infer_size, then computeStride;
+        if that fails, ``_unsafe_view(self.clone(MemoryFormat::Contiguous), shape)``.
+        """
+        shape = _parse_shape(shape, "reshape", "shape")
+        raise NotImplementedError("Tensor.reshape (Task 1.10)")
+
+    def clone(self) -> Tensor:
+        """Task 1.10: a copy in a new storage that keeps the layout (torch.preserve_format).
+
+        aten/src/ATen/native/TensorFactories.cpp: clone / empty_like. A non-overlapping and
+        dense tensor keeps its exact strides (a transpose stays transposed); anything else
+        (gaps, repeats) gets infer_dense_strides: packed, dims in the same order of strides.
+        """
+        raise NotImplementedError("Tensor.clone (Task 1.10)")
+
+    # --- Task 1.11: arithmetic (given: the operator plumbing) -------------------------------------
+
+    def __add__(self, other: object) -> Tensor:
+        return binary_op("add", self, other) if _is_operand(other) else NotImplemented
+
+    def __radd__(self, other: object) -> Tensor:
+        return binary_op("add", other, self) if _is_operand(other) else NotImplemented
+
+    def __sub__(self, other: object) -> Tensor:
+        return binary_op("sub", self, other) if _is_operand(other) else NotImplemented
+
+    def __rsub__(self, other: object) -> Tensor:
+        return binary_op("sub", other, self) if _is_operand(other) else NotImplemented
+
+    def __mul__(self, other: object) -> Tensor:
+        return binary_op("mul", self, other) if _is_operand(other) else NotImplemented
+
+    def __rmul__(self, other: object) -> Tensor:
+        return binary_op("mul", other, self) if _is_operand(other) else NotImplemented
+
+    # --- Task 1.12: writes through views ----------------------------------------------------------
+
+    def __setitem__(self, index: object, value: object) -> None:
+        """Task 1.12: ``x[index] = value`` writes into the storage, so every view sees it.
+
+        torch/csrc/autograd/python_variable_indexing.cpp: THPVariable_setitem and
+        aten/src/ATen/TensorIndexing.h: set_item / copy_to. A Python number becomes a 0-d
+        tensor of x's dtype; leading size-1 dims of the value are dropped, it is expanded to
+        the target's shape, then ``target.copy_(value)`` (so the overlap checks apply).
+        """
+        raise NotImplementedError("Tensor.__setitem__ (Task 1.12)")
+
+    def fill_(self, value: builtins.bool | int | float | Tensor) -> Tensor:
+        """Task 1.12: write ``value`` (cast to self's dtype) into every element; returns self.
+
+        aten/src/ATen/native/Fill.cpp: fill_. The one in-place op that skips the internal
+        overlap check: writing one value several times to a location is harmless.
+        """
+        raise NotImplementedError("Tensor.fill_ (Task 1.12)")
+
+    def copy_(self, src: Tensor | builtins.bool | int | float) -> Tensor:
+        """Task 1.12: copy ``src`` (broadcast to self's shape, cast to self's dtype) into self.
+
+        aten/src/ATen/native/Copy.cpp: copy_ / copy_impl, through a TensorIterator: the
+        internal-overlap and partial-overlap checks, then the broadcast shape must be self's.
+        Copying a tensor onto itself (same data, same layout) returns at once.
+        """
+        raise NotImplementedError("Tensor.copy_ (Task 1.12)")
+
+    def add_(self, other: Tensor | builtins.bool | int | float) -> Tensor:
+        """Task 1.12: self += other, in place (aten/src/ATen/native/BinaryOps.cpp: add_)."""
+        raise NotImplementedError("Tensor.add_ (Task 1.12)")
+
+    def mul_(self, other: Tensor | builtins.bool | int | float) -> Tensor:
+        """Task 1.12: self *= other, in place (aten/src/ATen/native/BinaryOps.cpp: mul_)."""
+        raise NotImplementedError("Tensor.mul_ (Task 1.12)")
+
+
+def _is_operand(value: object) -> builtins.bool:
+    return isinstance(value, Tensor) or _is_scalar(value)
+
+
+def _empty_dense(shape: Sequence[int], stride: Sequence[int], dtype: DType) -> Tensor:
+    """A new zeroed storage of exactly numel elements, seen with dense ``stride``."""
+    storage = Storage(np.zeros(math.prod(shape), dtype=dtype.np))
+    return Tensor(storage, shape, stride, 0, dtype)
+
+
+# === Task 1.3 (continued): dense layouts ==========================================================
+
+
+def is_non_overlapping_and_dense(t: Tensor) -> builtins.bool:
+    """Task 1.3: True when the elements fill a block of storage exactly, in SOME dim order.
+
+    c10/core/Contiguity.h: _compute_non_overlapping_and_dense (TensorImpl also counts every
+    contiguous tensor). Sort the dims of size >= 2 by stride: the smallest must be 1 and each
+    next one the product of the sizes before it. ``x.t()`` is dense; ``x[:, ::2]`` (gaps) and
+    expanded tensors (repeats) are not.
+    """
+    raise NotImplementedError("is_non_overlapping_and_dense (Task 1.3)")
+
+
+# === Task 1.4 (continued): the view rule ==========================================================
+
+
+def infer_size(shape: Sequence[int], numel: int) -> tuple[int, ...]:
+    """Task 1.4: replace a -1 in ``shape`` by what makes the element count ``numel``.
+
+    aten/src/ATen/InferSize.h: infer_size_impl. At most one -1; no other negative sizes;
+    the product must equal numel; -1 next to a 0 is ambiguous for an empty tensor.
+    """
+    raise NotImplementedError("infer_size (Task 1.4)")
+
+
+def compute_stride(
+    oldshape: Sequence[int], oldstride: Sequence[int], newshape: Sequence[int]
+) -> tuple[int, ...] | None:
+    """Task 1.4: strides that show ``newshape`` over the same storage, or None if impossible.
+
+    aten/src/ATen/TensorUtils.cpp: computeStride_impl. Cut the old dims into "chunks" that are
+    contiguous among themselves (dim d-1 continues the chunk when its stride is exactly
+    size-so-far * the chunk's base stride; size-1 dims never cut). Walking both shapes from the
+    back, each chunk must be covered exactly by a run of new dims, which get strides as if the
+    chunk were a contiguous tensor. A new dim can never span two chunks.
+    Empty tensors: old strides if the shape is unchanged, else contiguous-like strides.
+    """
+    raise NotImplementedError("compute_stride (Task 1.4)")
+
+
+# === Task 1.8 (continued): broadcasting ===========================================================
+
+
+def infer_expand_geometry(
+    tensor_sizes: Sequence[int], tensor_strides: Sequence[int], sizes: Sequence[int]
+) -> tuple[list[int], list[int]]:
+    """Task 1.8: the (sizes, strides) of ``expand(sizes)``.
+
+    aten/src/ATen/ExpandUtils.cpp: inferExpandGeometry. Align from the right. An existing dim
+    keeps its stride if its size stays (or -1); a size-1 dim that grows gets stride 0. A new
+    leading dim gets stride 0, unless its size is 1 (then size * stride of the next dim).
+    """
+    raise NotImplementedError("infer_expand_geometry (Task 1.8)")
+
+
+def infer_broadcast_size(a: Sequence[int], b: Sequence[int]) -> Size:
+    """Task 1.8: the broadcast shape of two operands, as binary ops and copy_ compute it.
+
+    aten/src/ATen/ExpandUtils.cpp: infer_size (renamed here: view's infer_size is another
+    function). Align from the right; sizes must match or one must be 1; a 1 takes the other
+    size, even 0.
+    """
+    raise NotImplementedError("infer_broadcast_size (Task 1.8)")
+
+
+def broadcast_shapes(*shapes: int | Sequence[int]) -> Size:
+    """Task 1.8: the shape all ``shapes`` broadcast to (torch.broadcast_shapes).
+
+    torch/functional.py: broadcast_shapes -> torch/_refs/__init__.py: _broadcast_shapes
+    (Python, so its messages differ from the C++ infer_size used by + - *). An int means a
+    1-d shape; no shapes gives ().
+    """
+    raise NotImplementedError("broadcast_shapes (Task 1.8)")
+
+
+# === Task 1.9 (continued): how much storage a layout needs ========================================
+
+
+def compute_storage_nbytes(size: Sequence[int], stride: Sequence[int], itemsize: int) -> int:
+    """Task 1.9: bytes needed to hold the element with the largest offset (offset 0 view).
+
+    aten/src/ATen/EmptyTensor.cpp: computeStorageNbytes: (1 + sum((size - 1) * stride)) *
+    itemsize, or 0 if any size is 0. torch computes in unsigned 64-bit ints, so a negative
+    (size - 1) * stride shows up as an overflow.
+    """
+    raise NotImplementedError("compute_storage_nbytes (Task 1.9)")
+
+
+# === Task 1.10 (continued): which layout a new tensor gets ========================================
+
+
+def reorder_dimensions(shape: Sequence[int], operand_strides: Sequence[Sequence[int]]) -> list[int]:
+    """Task 1.10: the dims ordered from fastest- to slowest-moving in memory (``perm``).
+
+    aten/src/ATen/TensorIterator.cpp: reorder_dimensions. Start from row-major order
+    (perm = [n-1, ..., 0]) and insertion-sort by stride, asking each operand in turn: a stride
+    0 (broadcast) says nothing, a smaller stride goes first, equal strides put the smaller size
+    first. When no operand can tell, the dims keep their row-major order.
+    """
+    raise NotImplementedError("reorder_dimensions (Task 1.10)")
+
+
+def infer_dense_strides(shape: Sequence[int], stride: Sequence[int]) -> tuple[int, ...]:
+    """Task 1.10: packed strides with the same dim order as ``stride`` (used by clone).
+
+    aten/src/ATen/ExpandUtils.cpp: infer_dense_strides, which sorts exactly like
+    TensorIterator (reorder_dimensions), then hands out strides 1, size, size*size, ...
+    in that order (a size-0 or size-1 dim does not grow the stride).
+    """
+    raise NotImplementedError("infer_dense_strides (Task 1.10)")
+
+
+# === Task 1.11: elementwise + - * with broadcasting and type promotion ============================
+
+_UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply}
+
+
+def result_type(*operands: Tensor | builtins.bool | int | float) -> DType:
+    """Task 1.11: the dtype of ``a op b`` (torch.result_type).
+
+    aten/src/ATen/native/TypeProperties.cpp: update_result_type_state / result_type.
+    Three priority groups: tensors with dims, 0-d tensors, Python numbers (an int is int64, a
+    float the default float32). A lower group only matters if it is of a higher *kind*
+    (bool < integer < floating): ``int64 tensor + 2.5`` is float32, ``float32 tensor +
+    float64 0-d tensor`` stays float32.
+    """
+    raise NotImplementedError("result_type (Task 1.11)")
+
+
+def compute_output_strides(shape: Size, operands: Sequence[object]) -> tuple[int, ...]:
+    """Task 1.11: the strides TensorIterator gives a new output of ``shape``.
+
+    aten/src/ATen/TensorIterator.cpp: compute_fast_setup_type, else compute_strides +
+    reorder_dimensions + allocate_or_resize_outputs. The output copies its inputs' layout. If
+    all operands have the output's shape: all contiguous -> contiguous; all channels-last
+    (NHWC, 4-d) -> channels-last; all dense with equal strides -> those strides. Otherwise sort
+    the dims by the inputs' strides (broadcast dims count as 0) and pack the output in that
+    order, unless the order is plain row-major. So ``x.t() + 1`` is laid out like ``x.t()``.
+    """
+    raise NotImplementedError("compute_output_strides (Task 1.11)")
+
+
+def binary_op(name: str, a: Tensor | builtins.bool | int | float, b: object) -> Tensor:
+    """Task 1.11: ``a + b``, ``a - b`` or ``a * b`` as a new tensor (name: add / sub / mul).
+
+    aten/src/ATen/native/BinaryOps.cpp (BinaryOps.h: sub_check for bools), via TensorIterator
+    (aten/src/ATen/TensorIterator.cpp): broadcast the shapes (infer_size), promote the dtypes
+    (result_type), replace each tensor of another dtype by a converted copy (on CPU it is
+    ``x.to(dtype)``, laid out like ``clone()``), compute, and write into a new tensor laid out
+    by compute_output_strides. Operands are read through their own strides, so broadcasting is
+    just expand().
+    """
+    raise NotImplementedError("binary_op (Task 1.11)")
+
+
+# === Task 1.12 (continued): the overlap checks every in-place write goes through ==================
+
+
+def assert_no_internal_overlap(t: Tensor) -> None:
+    """Task 1.12: refuse a write target in which several elements share one memory location.
+
+    aten/src/ATen/MemoryOverlap.cpp: has_internal_overlap / assert_no_internal_overlap.
+    Dense tensors: no overlap. Otherwise a dim of size > 1 with stride 0 (an expand) is a
+    certain overlap -> RuntimeError. Anything else is "too hard" to decide and allowed.
+    """
+    raise NotImplementedError("assert_no_internal_overlap (Task 1.12)")
+
+
+def assert_no_partial_overlap(a: Tensor, b: Tensor) -> None:
+    """Task 1.12: refuse reading ``b`` while writing ``a`` when they partly share memory.
+
+    aten/src/ATen/MemoryOverlap.cpp: get_overlap_status / assert_no_partial_overlap. Only
+    decided for two dense tensors on one storage: the same byte range with the same strides is
+    a full overlap (fine: x.add_(x)); any other intersection of the byte ranges is partial.
+    """
+    raise NotImplementedError("assert_no_partial_overlap (Task 1.12)")
+
+
+def _inplace_binary_op(name: str, self: Tensor, other: object) -> Tensor:
+    """Task 1.12: ``self = self op other`` in place (add_ / mul_), as TensorIterator does it.
+
+    aten/src/ATen/TensorIterator.cpp: build: overlap checks first, then the broadcast shape
+    (it must be self's shape: "output with shape ... doesn't match the broadcast shape"), then
+    the dtypes: compute in result_type(self, other), which must be castable back to self's
+    dtype (c10/core/ScalarType.h: canCast: no float -> int, nothing non-bool -> bool).
+    """
+    raise NotImplementedError("_inplace_binary_op (Task 1.12)")
+
+
+# === Given: factories =============================================================================
+
+
+def empty(*size: int, dtype: DType | None = None) -> Tensor:
+    """A new contiguous tensor (torch.empty; here its storage is zeroed)."""
+    shape = _parse_shape(size, "empty")
+    _check_size_nonnegative(shape)
+    return _empty_dense(shape, contiguous_strides(shape), dtype or float32)
+
+
+def zeros(*size: int, dtype: DType | None = None) -> Tensor:
+    shape = _parse_shape(size, "zeros")
+    _check_size_nonnegative(shape)
+    return _empty_dense(shape, contiguous_strides(shape), dtype or float32)
+
+
+def ones(*size: int, dtype: DType | None = None) -> Tensor:
+    out = zeros(*size, dtype=dtype)
+    out._storage.data[:] = 1
+    return out
+
+
+def empty_strided(size: Sequence[int], stride: Sequence[int], dtype: DType | None = None) -> Tensor:
+    """A new tensor with exactly these strides and just enough storage for them."""
+    size, stride, dtype = tuple(size), tuple(stride), dtype or float32
+    if len(size) != len(stride):
+        raise RuntimeError(
+            f"dimensionality of sizes ({len(size)}) must match dimensionality of strides "
+            f"({len(stride)})"
+        )
+    _check_size_nonnegative(size)
+    nbytes = compute_storage_nbytes(size, stride, dtype.itemsize)
+    storage = Storage(np.zeros(nbytes // dtype.itemsize, dtype=dtype.np))
+    return Tensor(storage, size, stride, 0, dtype)
+
+
+def as_strided(
+    x: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None
+) -> Tensor:
+    return x.as_strided(size, stride, storage_offset)
+
+
+def _infer_shape(data: object) -> tuple[int, ...]:
+    """torch/csrc/utils/tensor_new.cpp: compute_sizes: follow the first element down."""
+    shape = []
+    while isinstance(data, list | tuple | str):
+        if isinstance(data, str):
+            raise ValueError("too many dimensions 'str'")
+        shape.append(len(data))
+        if not data:
+            break
+        data = data[0]
+    return tuple(shape)
+
+
+def _infer_dtype(data: object) -> DType:
+    """torch/csrc/utils/tensor_new.cpp: infer_scalar_type: promote over every element."""
+    if _is_scalar(data):
+        return _scalar_dtype(data)
+    if isinstance(data, str):
+        raise TypeError("new(): invalid data type 'str'")
+    if isinstance(data, list | tuple):
+        if not data:
+            return float32
+        return functools.reduce(promote_types, map(_infer_dtype, data))
+    raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
+
+
+def _flatten_data(data: object, shape: tuple[int, ...], dim: int, out: list, dtype: DType) -> None:
+    """torch/csrc/utils/tensor_new.cpp: recursive_store: check lengths, collect the numbers."""
+    if dim == len(shape):
+        if not _is_scalar(data):
+            name = type(data).__name__
+            if dtype.is_floating_point:
+                raise TypeError(f"must be real number, not {name}")
+            raise TypeError(f"'{name}' object cannot be interpreted as an integer")
+        out.append(data)
+        return
+    if not isinstance(data, list | tuple):
+        raise TypeError("not a sequence")
+    if len(data) != shape[dim]:
+        raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got {len(data)})")
+    for item in data:
+        _flatten_data(item, shape, dim + 1, out, dtype)
+
+
+def tensor(data: object, dtype: DType | None = None) -> Tensor:
+    """A new contiguous tensor from (nested lists of) Python numbers; dtype inferred like torch."""
+    if isinstance(data, str):
+        raise TypeError("new(): invalid data type 'str'")
+    if isinstance(data, Tensor):  # torch copies it (and warns); keep its dtype
+        data, dtype = data.tolist(), dtype or data.dtype
+    shape = _infer_shape(data)
+    dtype = dtype or _infer_dtype(data)
+    flat: list = []
+    if math.prod(shape):
+        _flatten_data(data, shape, 0, flat, dtype)
+    out = _empty_dense(shape, contiguous_strides(shape), dtype)
+    with np.errstate(all="ignore"):
+        out._storage.data[:] = np.array(flat, dtype=dtype.np)
+    return out
+
+
+def arange(
+    start: int | float,
+    end: int | float | None = None,
+    step: int | float = 1,
+    dtype: DType | None = None,
+) -> Tensor:
+    """torch.arange: aten/src/ATen/native/RangeFactories.cpp: arange_out.
+
+    The length is ceil((end - start) / step) computed in double (exact integer arithmetic
+    for int64); values are start + i * step computed in double, then cast. (torch's SIMD kernel
+    uses fused multiply-adds per vector, so a float step that is not a binary fraction, e.g.
+    0.1, can differ in the last bit from 16 elements on, depending on the CPU.)
+    """
+    if end is None:
+        start, end = 0, start
+    if dtype is None:
+        dtype = float32 if any(isinstance(v, float) for v in (start, end, step)) else int64
+    if dtype is bool:
+        raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
+    cast = int if dtype is int64 else float  # Scalar.to<accscalar_t>(): int64 truncates
+    xstart, xend, xstep = cast(start), cast(end), cast(step)
+    if xstep == 0:
+        raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(xstart) and math.isfinite(xend)):
+        raise RuntimeError(f"unsupported range: {xstart:g} -> {xend:g}")
+    if not ((xstep > 0 and xend >= xstart) or (xstep < 0 and xend <= xstart)):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    if dtype is int64:
+        n = (xend - xstart + xstep - (1 if xstep > 0 else -1)) // xstep
+        values = xstart + xstep * np.arange(n, dtype=np.int64)
+    else:
+        n = math.ceil((float(end) - float(start)) / float(step))
+        values = xstart + xstep * np.arange(n, dtype=np.float64)
+    out = _empty_dense((n,), contiguous_strides((n,)), dtype)
+    out._storage.data[:] = values.astype(dtype.np)
+    return out
+
+
+# === Task 1.13: a layout whose rows start on 32-byte boundaries ===================================
+
+
+def empty_aligned(*size: int, dtype: DType | None = None, align: int = 32) -> Tensor:
+    """Task 1.13: an uninitialised tensor whose rows each start on an ``align``-byte boundary.
+
+    Hardware (SIMD loads, DMA engines) often wants every row aligned. Pad each row to a pitch
+    of round_up(size[-1] * itemsize, align) bytes: allocate
+    ``empty(*size[:-1], pitch // itemsize)`` and narrow the last dim back to size[-1]. The last
+    dim keeps stride 1, stride(-2) is pitch // itemsize, and the padding stays in the storage
+    (so the result is not contiguous unless no padding was needed; view(-1) then fails).
+    ValueError unless ``align`` is a positive multiple of the itemsize.
+    """
+    shape = _parse_shape(size, "empty_aligned") if size else ()
+    dtype = dtype or float32
+    _check_size_nonnegative(shape)
+    raise NotImplementedError("empty_aligned (Task 1.13)")

@@ -1,0 +1,1 @@
+"""Reference engines: the complete solutions the learner skeletons are generated from."""
