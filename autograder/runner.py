@@ -34,6 +34,7 @@ class Limits:
     case_seconds: float = 5.0  # per case, enforced inside the worker and again from outside
     import_seconds: float = 10.0  # importing the learner's module
     memory_mb: int = 4096  # address-space limit of the worker
+    run_seconds: float = 60.0  # the whole run: after it, cases not yet run are not started
 
 
 def resolve_impl(week: Week, impl: str) -> Path:
@@ -122,9 +123,18 @@ def run_engine(
     """Run ``items`` in workers; a worker that dies or hangs is replaced for the rest."""
     outcomes: dict[str, dict[str, Any]] = {}
     pending = list(items)
+    run_deadline = time.monotonic() + limits.run_seconds
     while pending:
+        if time.monotonic() >= run_deadline:  # e.g. every case loops: don't wait for each
+            message = (
+                f"not run: the whole check took longer than {limits.run_seconds:g} s "
+                "(earlier cases ran out of time)"
+            )
+            for item in pending:
+                outcomes[item["id"]] = {"status": "timeout", "message": message}
+            break
         before = len(outcomes)
-        fresh = _run_worker(week, path, pending, limits, outcomes)
+        fresh = _run_worker(week, path, pending, limits, outcomes, run_deadline)
         if fresh is None and len(outcomes) == before:  # died between cases: blame the next
             outcomes[pending[0]["id"]] = {"status": "crash", "message": "the worker died"}
         if fresh is not None:  # the module itself cannot be used: every case fails with it
@@ -141,7 +151,12 @@ def _limit_child(memory_mb: int) -> None:
 
 
 def _run_worker(
-    week: Week, path: Path, items: list[dict], limits: Limits, outcomes: dict[str, dict]
+    week: Week,
+    path: Path,
+    items: list[dict],
+    limits: Limits,
+    outcomes: dict[str, dict],
+    run_deadline: float,
 ) -> str | None:
     """One worker over ``items``, filling ``outcomes``. Returns a module-level problem."""
     request = {
@@ -175,7 +190,7 @@ def _run_worker(
         except BrokenPipeError:
             pass
         try:
-            return _supervise(proc, read_fd, limits, outcomes, log_path, path)
+            return _supervise(proc, read_fd, limits, outcomes, log_path, path, run_deadline)
         finally:
             os.close(read_fd)
             _kill(proc)
@@ -188,7 +203,13 @@ def _pythonpath() -> str:
 
 
 def _supervise(
-    proc: subprocess.Popen, fd: int, limits: Limits, outcomes: dict, log_path: Path, path: Path
+    proc: subprocess.Popen,
+    fd: int,
+    limits: Limits,
+    outcomes: dict,
+    log_path: Path,
+    path: Path,
+    run_deadline: float,
 ) -> str | None:
     """Read the worker's events; stop it when a case overruns (the alarm may not fire
     inside C code) or when it dies."""
@@ -197,7 +218,7 @@ def _supervise(
     deadline = time.monotonic() + limits.import_seconds + 5.0
     buffer = b""
     while True:
-        timeout = max(0.0, deadline - time.monotonic())
+        timeout = max(0.0, min(deadline, run_deadline) - time.monotonic())
         ready, _, _ = select.select([fd], [], [], timeout)
         if not ready:  # overran from the outside: kill it
             _kill(proc)

@@ -76,8 +76,18 @@ def test_infinite_loop_in_a_case_times_out_and_the_rest_still_run(tmp_path):
         while True:
             pass
     """
-    report = run_week("week1", engine(tmp_path, src), limits=FAST)
+    report = run_week("week1", engine(tmp_path, src), ["1.4"], limits=FAST)
+    assert len(report.results) >= 3
     assert_all_fail(report, "timeout", "took longer than 1 s")
+
+
+def test_the_whole_run_has_a_time_budget(tmp_path):
+    src = "def arange(*a, **k):\n    while True:\n        pass\n"
+    limits = Limits(case_seconds=1.0, import_seconds=3.0, run_seconds=2.5)
+    report = run_week("week1", engine(tmp_path, src), limits=limits)
+    statuses = [r.status for r in report.results]
+    assert set(statuses) == {"timeout"}
+    assert "not run: the whole check took longer than 2.5 s" in report.results[-1].message
 
 
 def test_loop_that_ignores_the_alarm_is_killed_from_outside(tmp_path):
@@ -111,7 +121,7 @@ def test_top_level_loop_is_an_import_timeout(tmp_path):
 )
 def test_process_death_is_a_crash_per_case(tmp_path, body, words):
     src = f"\ndef arange(*args, **kwargs):\n    {body}\n"
-    report = run_week("week1", engine(tmp_path, src), limits=FAST)
+    report = run_week("week1", engine(tmp_path, src), ["view", "1.5"], limits=FAST)
     assert_all_fail(report, "crash", words)
 
 
