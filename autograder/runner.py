@@ -7,6 +7,7 @@ the engine does (loops, crashes, exits, prints), the runner returns a Report.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import resource
@@ -22,7 +23,7 @@ from typing import Any
 
 from autograder.cases import Case, load_week, task_key
 from autograder.judge import NOT_IMPLEMENTED, judge
-from autograder.oracle import expected_observations
+from autograder.oracle import cache_dir, expected_observations
 from autograder.report import PASS, CaseResult, Report
 from autograder.weeks import Week, get_week
 
@@ -35,6 +36,7 @@ class Limits:
     import_seconds: float = 10.0  # importing the learner's module
     memory_mb: int = 4096  # address-space limit of the worker
     run_seconds: float = 60.0  # the whole run: after it, cases not yet run are not started
+    hide_paths: tuple[str, ...] = ()  # more paths the engine may not read (grading: the class)
 
 
 def resolve_impl(week: Week, impl: str) -> Path:
@@ -107,6 +109,10 @@ def _result(c: Case, expected: Any, outcome: dict[str, Any]) -> CaseResult:
     )
     base.update(hidden=c.hidden, seconds=outcome.get("seconds", 0.0))
     base["output"] = outcome.get("output", "")
+    forbidden = [v for v in outcome.get("violations", []) if v.startswith("imported ")]
+    if forbidden:  # a lab that forbids torch gives nothing for work torch did
+        message = f"scores zero: your code {forbidden[0]}, which this lab forbids"
+        return CaseResult(status="fail", message=message, **base)
     if "observation" not in outcome:
         return CaseResult(status=outcome["status"], message=outcome["message"], **base)
     verdict = judge(expected, outcome["observation"])
@@ -145,9 +151,58 @@ def run_engine(
     return outcomes
 
 
-def _limit_child(memory_mb: int) -> None:
-    limit = memory_mb * 1024 * 1024
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+def _limit_child(limits: Limits) -> None:
+    """Limits the kernel enforces on the worker, whatever the code inside it does."""
+    memory = limits.memory_mb * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    cpu = int(limits.run_seconds) + 10  # a backstop: the watchdog normally acts first
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024 * 1024,) * 2)  # no disk filling
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    if os.getuid() != 0:  # root ignores NPROC; the guard refuses fork for everyone anyway
+        resource.setrlimit(resource.RLIMIT_NPROC, (256, 256))
+
+
+def _worker_env(workdir: str) -> dict[str, str]:
+    """A fresh environment: none of the grader's own variables (tokens, paths) get through."""
+    return {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "HOME": workdir,
+        "LANG": "C.UTF-8",
+        "PYTHONPATH": _pythonpath(),
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONHASHSEED": "0",
+        "OMP_NUM_THREADS": "1",
+    }
+
+
+def guard_policy(week: Week, engine: Path, workdir: str, deny_read: list[Path]) -> dict[str, Any]:
+    """What the worker's guard refuses (see sandbox.py): the answers, and torch itself."""
+    deny = [REPO_ROOT / "reference_impl", REPO_ROOT / "autograder" / "hidden", cache_dir()]
+    deny += _package_dirs(week.forbid_modules) + list(deny_read)
+    engine = engine.resolve()
+    # `--impl reference` checks the reference itself: its own folder stays readable.
+    deny = [d for d in deny if not engine.is_relative_to(Path(d).resolve())]
+    return {
+        "lab": f"{week.name} ({week.title})",
+        "forbid_modules": list(week.forbid_modules),
+        "deny_read": [str(d) for d in deny],
+        "write_ok": [workdir],
+        "allow_native": week.native,
+    }
+
+
+def _package_dirs(names: tuple[str, ...]) -> list[Path]:
+    """Where forbidden packages are installed, found without importing them."""
+    out = []
+    for name in names:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            continue
+        if spec is not None and spec.submodule_search_locations:
+            out += [Path(p) for p in spec.submodule_search_locations]
+    return out
 
 
 def _run_worker(
@@ -159,16 +214,18 @@ def _run_worker(
     run_deadline: float,
 ) -> str | None:
     """One worker over ``items``, filling ``outcomes``. Returns a module-level problem."""
-    request = {
-        "week": week.name,
-        "module_path": str(path),
-        "module_name": week.module,
-        "cases": items,
-        "case_seconds": limits.case_seconds,
-        "import_seconds": limits.import_seconds,
-    }
     read_fd, write_fd = os.pipe()
     with tempfile.TemporaryDirectory(prefix="torchlab-") as workdir:
+        request = {
+            "week": week.name,
+            "module_path": str(path),
+            "module_name": week.module,
+            "cases": items,
+            "case_seconds": limits.case_seconds,
+            "import_seconds": limits.import_seconds,
+            "preload": list(week.preload),
+            "guard": guard_policy(week, path, workdir, [Path(p) for p in limits.hide_paths]),
+        }
         log_path = Path(workdir) / "worker.log"
         with open(log_path, "wb") as log:
             proc = subprocess.Popen(
@@ -178,9 +235,9 @@ def _run_worker(
                 stderr=log,
                 pass_fds=(write_fd,),
                 cwd=workdir,
-                env={**os.environ, "PYTHONPATH": _pythonpath()},
+                env=_worker_env(workdir),
                 start_new_session=True,  # its own process group: a kill takes its children
-                preexec_fn=lambda: _limit_child(limits.memory_mb),
+                preexec_fn=lambda: _limit_child(limits),
             )
         os.close(write_fd)
         try:
@@ -245,7 +302,8 @@ def _supervise(
             event = json.loads(line)
             kind = event["event"]
             if kind == "import_error":
-                return event["message"]
+                flags = "; ".join(event.get("violations", []))
+                return event["message"] + (f" (the guard stopped: {flags})" if flags else "")
             if kind == "imported":
                 imported = True
             elif kind == "start":

@@ -72,6 +72,16 @@ def main() -> None:
 
     cases = {c.id: c for c in load_week(request["week"], include_hidden=True)}
     path = request["module_path"]
+    # From here on, submitted code may run: the guard goes in first (see sandbox.py).
+    sys.dont_write_bytecode = True
+    violations: list[str] = []
+    if request.get("guard"):
+        from autograder.sandbox import install
+
+        for name in request.get("preload", []):  # trusted libraries the lab allows (NumPy)
+            importlib.import_module(name)
+
+        violations = install(request["guard"])
     signal.setitimer(signal.ITIMER_REAL, request["import_seconds"])
     try:
         lib = load_engine(path, request["module_name"])
@@ -79,7 +89,8 @@ def main() -> None:
         send({"event": "import_error", "message": _import_timeout(request)})
         return
     except BaseException as exc:  # noqa: BLE001 - a broken file must become a report line
-        send({"event": "import_error", "message": describe_exception(exc, path)})
+        message = describe_exception(exc, path)
+        send({"event": "import_error", "message": message, "violations": violations})
         return
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
@@ -87,7 +98,10 @@ def main() -> None:
 
     for item in request["cases"]:
         send({"event": "start", "id": item["id"]})
-        send(run_one(cases[item["id"]], lib, item.get("examples"), request, path, run_case))
+        seen = len(violations)
+        result = run_one(cases[item["id"]], lib, item.get("examples"), request, path, run_case)
+        result["violations"] = violations[seen:]
+        send(result)
 
 
 def _import_timeout(request: dict[str, Any]) -> str:

@@ -11,6 +11,9 @@ class Week:
     folder: str  # the lab folder under labs/
     module: str  # the file the learner edits, without .py
     title: str
+    forbid_modules: tuple[str, ...] = ("torch", "functorch", "torchgen")  # engines do the work
+    native: bool = False  # C++ labs load native code (ctypes, extension modules)
+    preload: tuple[str, ...] = ("numpy",)  # imported before the guard: the lab's own tools
 
 
 WEEKS: dict[str, Week] = {
