@@ -11,7 +11,9 @@ torchlab release --out DIR    a student-only copy of the course
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import time
 from pathlib import Path
 
 from autograder import release
@@ -40,6 +42,30 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--write", action="store_true", help="regenerate labs/ from reference_impl/")
     g.add_argument("--out", type=Path, help="write a student copy of the course to this folder")
     sub.add_parser("progress", help="every lab against the reference, then your own progress")
+    gr = sub.add_parser("grade", help="grade a class of submissions (default: the sample class)")
+    gr.add_argument("submissions", nargs="?", type=Path, help="a folder of student folders")
+    gr.add_argument("--week", action="append", help="week to grade (repeatable; default: all)")
+    gr.add_argument("--out", type=Path, help="where reports go (default: grades/)")
+    gr.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="students in parallel")
+    gr.add_argument("--shard", help="grade slice i of n (1-based), e.g. 3/8")
+    gr.add_argument("--timeout", type=float, default=Limits.case_seconds, help="seconds per case")
+    gr.add_argument("--student-timeout", type=float, default=60.0, help="seconds per student/week")
+    gr.add_argument("--memory-mb", type=int, default=Limits.memory_mb, help="per worker")
+    gr.add_argument(
+        "--merge",
+        nargs="+",
+        type=Path,
+        metavar="SHARD_OUT",
+        help="join these shard output folders into --out, then write the gradebook",
+    )
+    gr.add_argument(
+        "--gradescope",
+        nargs="?",
+        const=Path("/autograder"),
+        type=Path,
+        metavar="ROOT",
+        help="run in Gradescope's layout (default ROOT /autograder)",
+    )
     return p
 
 
@@ -95,6 +121,46 @@ def cmd_progress() -> int:
     return 0 if ok else 1
 
 
+def cmd_grade(args: argparse.Namespace) -> int:
+    """Grade a class, a shard of one, Gradescope's single submission, or merge shards."""
+    from autograder import grading
+
+    limits = Limits(
+        case_seconds=args.timeout, run_seconds=args.student_timeout, memory_mb=args.memory_mb
+    )
+    if args.gradescope:
+        return grading.run_gradescope(args.gradescope, args.week, limits)
+    out = args.out or Path("grades")
+    if args.merge:
+        reports = grading.merge(out, args.merge)
+        print(grading.summary_table(reports))
+        print(f"\nmerged {len(args.merge)} folders into {out}/gradebook.csv")
+        return 0
+    submissions = args.submissions
+    if submissions is None:
+        from autograder.samples import build_sample_class
+
+        submissions = out / "sample-class"
+        build_sample_class(submissions)
+        print(f"grading the bundled sample class ({submissions})")
+
+    def progress(student: str, week: str, report: object, fresh: bool) -> None:
+        if not fresh:
+            print(f"  {student} {week}: already graded, kept", flush=True)
+
+    shard = grading.Shard.parse(args.shard) if args.shard else None
+    started = time.perf_counter()
+    reports = grading.grade_class(
+        submissions, out, args.week, args.jobs, shard, limits, progress=progress
+    )
+    print(grading.summary_table(reports))
+    print(
+        f"\ngraded {len(reports)} student-weeks in {time.perf_counter() - started:.1f} s; "
+        f"reports in {out}/students/, gradebook in {out}/gradebook.csv"
+    )
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
@@ -102,6 +168,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_check(args)
         if args.command == "release":
             return cmd_release(args)
+        if args.command == "grade":
+            return cmd_grade(args)
         return cmd_progress()
     except (ValueError, release.ReleaseError) as exc:
         print(f"torchlab: {exc}", file=sys.stderr)

@@ -76,6 +76,19 @@ class Report:
         results = [CaseResult(**r) for r in data.get("results", [])]
         return cls(data["title"], data["impl"], results, list(data.get("problems", [])))
 
+    def for_student(self) -> Report:
+        """The copy a student may see: a hidden case shows only whether it passed (its
+        details, and anything the code printed during it, could reveal the case)."""
+        results = []
+        for r in self.results:
+            r = CaseResult(**asdict(r))
+            if r.hidden:
+                r.name = f"hidden case {len([x for x in results if x.hidden]) + 1}"
+                r.message = "" if r.status == PASS else "a hidden case: its details are not shown"
+                r.output = ""
+            results.append(r)
+        return Report(self.title, self.impl, results, list(self.problems))
+
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2)
 
