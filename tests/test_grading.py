@@ -1,0 +1,163 @@
+"""Grading a class: outputs, resuming after an interruption, shards, Gradescope's format."""
+
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from autograder import grading
+from autograder.cases import load_week
+from autograder.runner import Limits
+
+REPO = Path(__file__).resolve().parent.parent
+FAST = Limits(case_seconds=2.0, run_seconds=30.0)
+GRADESCOPE_TEST_KEYS = {"score", "max_score", "status", "name", "number", "output", "tags"}
+GRADESCOPE_TEST_KEYS |= {"visibility"}
+VISIBILITY = {"hidden", "after_due_date", "after_published", "visible"}
+
+
+def make_class(root: Path, students: dict[str, str]) -> Path:
+    """students: id -> "reference" | "skeleton"."""
+    sources = {
+        "reference": (REPO / "reference_impl/strides.py").read_text(),
+        "skeleton": (REPO / "labs/week1_strides/strides.py").read_text(),
+    }
+    for student, kind in students.items():
+        (root / student).mkdir(parents=True)
+        (root / student / "strides.py").write_text(sources[kind])
+    return root
+
+
+def max_points() -> int:
+    return sum(c.points for c in load_week("week1", include_hidden=True))
+
+
+@pytest.fixture(scope="module")
+def small_class(tmp_path_factory):
+    root = tmp_path_factory.mktemp("class")
+    return make_class(root / "subs", {"ann": "reference", "ben": "skeleton", "cat": "reference"})
+
+
+def test_class_outputs(small_class, tmp_path):
+    out = tmp_path / "out"
+    reports = grading.grade_class(small_class, out, ["week1"], jobs=2, limits=FAST)
+    assert {s: r["score"] for (s, _), r in reports.items()} == {
+        "ann": max_points(),
+        "ben": 0,
+        "cat": max_points(),
+    }
+    for student in ("ann", "ben", "cat"):
+        folder = out / "students" / student
+        assert {p.name for p in folder.iterdir()} == {"week1.json", "week1.html", "results.json"}
+    page = (out / "students/ben/week1.html").read_text()
+    assert "not implemented yet" in page and "hidden case 1" in page
+    rows = list(csv.DictReader((out / "gradebook.csv").open()))
+    assert [r["student_id"] for r in rows] == ["ann", "ben", "cat"]
+    assert rows[0]["assignment"] == "week1" and rows[0]["max_score"] == str(max_points())
+    header = next(csv.reader((out / "gradebook.csv").open()))
+    assert header[: len(grading.NBGRADER_COLUMNS)] == grading.NBGRADER_COLUMNS
+    assert len(header) == len(grading.NBGRADER_COLUMNS) + len(load_week("week1", True))
+
+
+def test_rerun_keeps_what_was_graded(small_class, tmp_path):
+    out = tmp_path / "out"
+    grading.grade_class(small_class, out, ["week1"], limits=FAST)
+    before = {p: p.stat().st_mtime_ns for p in out.glob("students/*/week1.json")}
+    seen = []
+    grading.grade_class(
+        small_class, out, ["week1"], limits=FAST, progress=lambda s, w, r, fresh: seen.append(fresh)
+    )
+    assert seen == [False, False, False]
+    assert before == {p: p.stat().st_mtime_ns for p in out.glob("students/*/week1.json")}
+    # a changed submission is graded again
+    (small_class / "cat" / "strides.py").write_text("raise SystemExit('broken')\n")
+    try:
+        reports = grading.grade_class(small_class, out, ["week1"], limits=FAST)
+        assert reports[("cat", "week1")]["score"] == 0
+    finally:
+        (small_class / "cat" / "strides.py").write_text(
+            (REPO / "reference_impl/strides.py").read_text()
+        )
+
+
+def test_interrupted_run_resumes(tmp_path):
+    subs = make_class(tmp_path / "subs", {f"s{i}": "reference" for i in range(4)})
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "autograder.cli", "grade", str(subs), "--out", str(out)]
+    proc = subprocess.Popen(
+        [*cmd, "--jobs", "1"], stdout=subprocess.DEVNULL, start_new_session=True
+    )
+    deadline = time.monotonic() + 60
+    while not list(out.glob("students/*/week1.json")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)  # no chance to clean up
+    proc.wait()
+    done = {p: p.stat().st_mtime_ns for p in out.glob("students/*/week1.json")}
+    assert 1 <= len(done) < 4
+    for path in done:  # atomic writes: whatever exists after a kill is a whole report
+        assert json.loads(path.read_text())["student"] == path.parent.name
+    run = subprocess.run(cmd, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.count("already graded, kept") == len(done)
+    assert all(p.stat().st_mtime_ns == t for p, t in done.items())
+    assert len(list(out.glob("students/*/week1.json"))) == 4
+
+
+def test_shards_merge_to_the_same_gradebook(small_class, tmp_path):
+    whole = tmp_path / "whole"
+    grading.grade_class(small_class, whole, ["week1"], limits=FAST)
+    parts = []
+    for i in (1, 2):
+        part = tmp_path / f"shard{i}"
+        grading.grade_class(small_class, part, ["week1"], shard=grading.Shard(i, 2), limits=FAST)
+        parts.append(part)
+    assert {p.name for p in (parts[0] / "students").iterdir()} == {"ann", "cat"}
+    assert {p.name for p in (parts[1] / "students").iterdir()} == {"ben"}
+    merged = tmp_path / "merged"
+    grading.merge(merged, parts)
+    assert (merged / "gradebook.csv").read_text() == (whole / "gradebook.csv").read_text()
+
+
+@pytest.mark.parametrize("text", ["0/2", "3/2", "x", "1-2"])
+def test_bad_shard_is_a_clear_error(text):
+    with pytest.raises(ValueError, match="--shard"):
+        grading.Shard.parse(text)
+
+
+def validate_gradescope(results: dict) -> None:
+    """The documented fields (gradescope/autograder_samples docs/specs.md)."""
+    assert isinstance(results["score"], int | float)
+    assert isinstance(results["execution_time"], int | float)
+    assert results["stdout_visibility"] in VISIBILITY
+    assert results["score"] == sum(t["score"] for t in results["tests"])
+    for t in results["tests"]:
+        assert set(t) <= GRADESCOPE_TEST_KEYS
+        assert 0 <= t["score"] <= t["max_score"]
+        assert t["status"] in ("passed", "failed") and t["visibility"] in VISIBILITY
+        assert isinstance(t["name"], str) and isinstance(t["number"], str)
+
+
+@pytest.mark.parametrize("kind", ["reference", "skeleton", "missing"])
+def test_gradescope_layout(tmp_path, kind):
+    root = tmp_path / "autograder"
+    if kind != "missing":
+        make_class(root, {"submission": kind})
+    run = subprocess.run(
+        [sys.executable, "-m", "autograder.cli", "grade", "--gradescope", str(root)],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stderr
+    results = json.loads((root / "results" / "results.json").read_text())
+    validate_gradescope(results)
+    assert results["score"] == (max_points() if kind == "reference" else 0)
+    hidden = [t for t in results["tests"] if t["visibility"] == "after_published"]
+    assert hidden and all(t["name"].startswith("week1 hidden case") for t in hidden)
+    if kind == "missing":
+        assert "cannot find" in results["output"]
