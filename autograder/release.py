@@ -24,6 +24,8 @@ INSTRUCTOR_ONLY = [
     "autograder/hidden",
     "curriculum/instructor",
     "tests",
+    "samples",
+    "docker/gradescope",
     "benchmarks",
     ".ci",
     ".git",
