@@ -66,6 +66,11 @@ def _parser() -> argparse.ArgumentParser:
         metavar="ROOT",
         help="run in Gradescope's layout (default ROOT /autograder)",
     )
+    nb = sub.add_parser("nbgrader", help="the course as an nbgrader course")
+    nbsub = nb.add_subparsers(dest="nbgrader_command", required=True)
+    nbx = nbsub.add_parser("export", help="write nbgrader_config.py and source/<week>/ notebooks")
+    nbx.add_argument("course_dir", type=Path, help="the nbgrader course folder")
+    nbx.add_argument("--week", action="append", help="week to export (repeatable; default: all)")
     return p
 
 
@@ -161,6 +166,16 @@ def cmd_grade(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_nbgrader(args: argparse.Namespace) -> int:
+    from autograder.nbgrader_bridge import export_course
+
+    weeks = args.week or list(WEEKS)
+    course = export_course(args.course_dir, weeks)
+    print(f"nbgrader course written to {course} ({', '.join(weeks)}); in that folder run")
+    print(f"  nbgrader generate_assignment {weeks[0]}, then autograde, generate_feedback, export")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
@@ -170,6 +185,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_release(args)
         if args.command == "grade":
             return cmd_grade(args)
+        if args.command == "nbgrader":
+            return cmd_nbgrader(args)
         return cmd_progress()
     except (ValueError, release.ReleaseError) as exc:
         print(f"torchlab: {exc}", file=sys.stderr)

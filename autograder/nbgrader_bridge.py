@@ -22,8 +22,9 @@ Why ``%%writefile``: the learner's code is written to a file and never executed 
 nbgrader kernel; it runs only in torchlab's worker process, and torch's answers come from the
 grader's own oracle. So code in the answer cell cannot do the same-kernel cheats of the
 grading notes (an IPython input transformer that turns later test cells into ``pass``,
-monkeypatching the checker, ``set_custom_exc``), and it cannot print to the kernel's stderr
-(which nbgrader scores as a failure of every later test cell). The generated config also
+monkeypatching the checker, ``set_custom_exc``), and what it prints or warns while the cases
+run never reaches a test cell's output (nbgrader scores a test cell with any stderr as zero;
+``nbgrader_cell`` keeps torch's own warnings out too). The generated config also
 keeps the notebook's folder off the kernel's ``sys.path``, so a file or folder submitted next
 to the notebook (``autograder/nbgrader_cell.py``) cannot stand in for the real checker.
 What this does NOT stop: nbgrader runs every cell a student adds to the notebook, and the

@@ -9,13 +9,15 @@ answers) and turns one case's result into what nbgrader scores: nothing (full po
 
 nbgrader gives a test cell zero when *anything* reaches stderr, and torch prints
 UserWarnings, so the whole check runs with warnings off and with both ``sys.stderr`` and
-file descriptor 2 pointed away from the kernel. The check runs once per kernel (the first
-test cell pays, about a second with a warm oracle cache); the other cells read its report.
+file descriptor 2 pointed away from the kernel. The check runs once per kernel and engine
+file (the first test cell pays, about a second with a warm oracle cache); the other cells
+read its report, until the answer cell writes a different file.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import os
 import sys
@@ -25,9 +27,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from autograder.report import PASS, Report
+from autograder.weeks import get_week
 
-# (week, folder) -> the report of the one run in this kernel, or why the run failed.
-_REPORTS: dict[tuple[str, str], Report | str] = {}
+# (week, folder, digest of the engine file) -> the report of that run, or why it failed.
+_REPORTS: dict[tuple[str, str, str], Report | str] = {}
 
 
 @contextlib.contextmanager
@@ -57,15 +60,17 @@ def _silenced() -> Iterator[None]:
 
 def week_report(week: str, folder: str | os.PathLike[str] | None = None) -> Report:
     """The report for the engine in ``folder`` (default: the notebook's folder, the kernel's
-    working directory, where ``%%writefile`` put it), computed once per kernel."""
-    impl = str(Path(folder if folder is not None else os.getcwd()).resolve())
-    key = (week, impl)
+    working directory, where ``%%writefile`` put it), computed once per kernel and file."""
+    impl = Path(folder if folder is not None else os.getcwd()).resolve()
+    engine = impl / f"{get_week(week).module}.py"
+    digest = hashlib.sha256(engine.read_bytes()).hexdigest() if engine.is_file() else ""
+    key = (week, str(impl), digest)
     if key not in _REPORTS:
         with _silenced():
             try:
                 from autograder.runner import run_week
 
-                _REPORTS[key] = run_week(week, impl=impl, include_hidden=True)
+                _REPORTS[key] = run_week(week, impl=str(impl), include_hidden=True)
             except Exception as exc:  # noqa: BLE001 - said once per test cell, below
                 _REPORTS[key] = f"torchlab could not check {week}: {type(exc).__name__}: {exc}"
     found = _REPORTS[key]
