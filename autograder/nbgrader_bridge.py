@@ -27,9 +27,11 @@ run never reaches a test cell's output (nbgrader scores a test cell with any std
 ``nbgrader_cell`` keeps torch's own warnings out too). The generated config also
 keeps the notebook's folder off the kernel's ``sys.path``, so a file or folder submitted next
 to the notebook (``autograder/nbgrader_cell.py``) cannot stand in for the real checker.
-What this does NOT stop: nbgrader runs every cell a student adds to the notebook, and the
-answer cell is editable, so a student who deletes the ``%%writefile`` line or adds a cell of
-their own runs code in the kernel (nbgrader has no sandbox; see the notes).
+Code a student adds to the notebook still runs in nbgrader's kernel (nbgrader has no
+sandbox), so the test cells' kernel outputs are not trusted: the exported config puts
+``nbgrader_verdicts.TorchlabVerdicts`` right after ``Execute``, and it rewrites every test
+cell's outputs from torchlab's own grading of the answer cell, in nbgrader's process. The
+input-transformer cheat of the notes scores zero (tests/test_nbgrader.py).
 """
 
 from __future__ import annotations
@@ -61,6 +63,13 @@ c.Execute.timeout = 120
 # IPython adds the notebook's folder to sys.path; leave it out, so a submitted
 # autograder/ folder cannot replace torchlab's checker in the test cells.
 c.Execute.extra_arguments = ["--InteractiveShellApp.ignore_cwd=True"]
+
+# torchlab decides every test cell, in nbgrader's own process, right after the notebook ran:
+# code a student adds to the notebook cannot make a failing test cell look passed.
+# nbgrader's own chain, with torchlab's verdicts right after Execute.
+from autograder.nbgrader_verdicts import autograde_chain  # noqa: E402
+
+c.Autograde.autograde_preprocessors = autograde_chain()
 
 # Each solution region of the answer cell becomes this, indented like the region.
 c.ClearSolutions.code_stub = {{

@@ -25,6 +25,13 @@ from autograder.oracle import expected_observations
 REPO = Path(__file__).resolve().parent.parent
 WRITEFILE = "%%writefile strides.py\n"
 KERNEL_WARNING = "import torch\n\ntorch.tensor([1.0]).storage()  # UserWarning: TypedStorage"
+# The same-kernel cheat of the grading notes: later cells that call the checker become `pass`.
+TRANSFORMER_CHEAT = """
+def _no_tests(lines):
+    return ["pass\\n"] if any("grade_case" in line for line in lines) else lines
+
+get_ipython().input_transformers_cleanup.append(_no_tests)
+"""
 
 
 def _nbgrader(course: Path, *args: str) -> subprocess.Popen:
@@ -111,12 +118,15 @@ def test_nbgrader_round_trip(tmp_path: Path) -> None:
         "ref": (WRITEFILE + reference, False),
         "skel": (answer.source, False),
         "warn": (WRITEFILE + _warning_engine(reference), True),
+        "cheat": (answer.source, False),
     }
     for student, (source, warn_in_kernel) in submissions.items():
         nb = nbformat.read(course / "release" / "week1" / "week1.ipynb", as_version=4)
         nb.cells[1].source = source
         if warn_in_kernel:  # a real torch UserWarning in the kernel, before the test cells
             nb.cells.insert(2, nbformat.v4.new_code_cell(KERNEL_WARNING))
+        if student == "cheat":  # an added cell: torchlab's verdicts must still decide
+            nb.cells.insert(2, nbformat.v4.new_code_cell(TRANSFORMER_CHEAT))
         folder = course / "submitted" / student / "week1"
         folder.mkdir(parents=True)
         nbformat.write(nb, folder / "week1.ipynb")
@@ -132,7 +142,12 @@ def test_nbgrader_round_trip(tmp_path: Path) -> None:
     with open(course / "grades.csv", newline="") as f:
         grades = {row["student_id"]: row for row in csv.DictReader(f)}
     scores = {s: (float(g["score"]), float(g["max_score"])) for s, g in grades.items()}
-    assert scores == {"ref": (total, total), "skel": (0.0, total), "warn": (total, total)}
+    assert scores == {
+        "ref": (total, total),
+        "skel": (0.0, total),
+        "warn": (total, total),
+        "cheat": (0.0, total),
+    }
     for student in submissions:
         assert (course / "feedback" / student / "week1" / "week1.html").is_file()
 
