@@ -104,6 +104,21 @@ def _aligned_report(a: Any) -> dict[str, Any]:
     }
 
 
+def _write_scene(lib: Any) -> Any:
+    """``scene(write, dtype=None)``: apply an in-place ``write`` to a fresh
+    ``arange(12).view(3, 4)`` and observe what it returned and what ``x`` holds after."""
+
+    def scene(write: Any, dtype: Any = None) -> Any:
+        x = lib.arange(12, dtype=dtype).view(3, 4)
+        try:
+            result = write(x)
+        except Exception as exc:  # noqa: BLE001 - the error is the observation
+            return raised(exc)
+        return {"result": observe(result), "x": observe(x)}
+
+    return scene
+
+
 def _fmt_shape(shape: Any) -> str:
     shape = list(shape)
     return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
@@ -1197,13 +1212,7 @@ def setitem_writes_through_views(lib):
 def fill_through_views(lib):
     """fill_ writes every element of the view (and returns it); other elements stay."""
 
-    def scene(write):
-        x = lib.arange(12).view(3, 4)
-        try:
-            result = write(x)
-        except Exception as exc:  # noqa: BLE001
-            return raised(exc)
-        return {"result": observe(result), "x": observe(x)}
+    scene = _write_scene(lib)
 
     return {
         "x.t()[1].fill_(-1)": scene(lambda x: x.t()[1].fill_(-1)),
@@ -1219,13 +1228,7 @@ def fill_through_views(lib):
 def copy_with_broadcasting(lib):
     """copy_(src) broadcasts src to the target's shape and casts to the target's dtype."""
 
-    def scene(write, dtype=None):
-        x = lib.arange(12, dtype=dtype).view(3, 4)
-        try:
-            result = write(x)
-        except Exception as exc:  # noqa: BLE001
-            return raised(exc)
-        return {"result": observe(result), "x": observe(x)}
+    scene = _write_scene(lib)
 
     return {
         "x.copy_(tensor([1, 2, 3, 4]))": scene(lambda x: x.copy_(lib.tensor([1, 2, 3, 4]))),
@@ -1250,13 +1253,7 @@ def copy_with_broadcasting(lib):
 def add_and_mul_in_place(lib):
     """add_/mul_ broadcast the other operand into self; self's shape and dtype never change."""
 
-    def scene(write, dtype=None):
-        x = lib.arange(12, dtype=dtype).view(3, 4)
-        try:
-            result = write(x)
-        except Exception as exc:  # noqa: BLE001
-            return raised(exc)
-        return {"result": observe(result), "x": observe(x)}
+    scene = _write_scene(lib)
 
     return {
         "x.add_(1)": scene(lambda x: x.add_(1)),
