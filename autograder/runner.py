@@ -30,6 +30,9 @@ from autograder.weeks import Week, get_week
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
+MAX_PIPE_BYTES = 64 * 2**20  # a line this long is no observation
+
+
 @dataclass(frozen=True)
 class Limits:
     case_seconds: float = 5.0  # per case, enforced inside the worker and again from outside
@@ -115,7 +118,11 @@ def _result(c: Case, expected: Any, outcome: dict[str, Any]) -> CaseResult:
         return CaseResult(status="fail", message=message, **base)
     if "observation" not in outcome:
         return CaseResult(status=outcome["status"], message=outcome["message"], **base)
-    verdict = judge(expected, outcome["observation"])
+    try:
+        verdict = judge(expected, outcome["observation"])
+    except Exception:  # noqa: BLE001 - a malformed observation is the submission's failure
+        message = "the result could not be compared with torch's (not an observation)"
+        return CaseResult(status="fail", message=message, **base)
     status = verdict.status if verdict.status in (PASS, NOT_IMPLEMENTED) else "fail"
     return CaseResult(status=status, message=verdict.message, **base)
 
@@ -247,7 +254,8 @@ def _run_worker(
         except BrokenPipeError:
             pass
         try:
-            return _supervise(proc, read_fd, limits, outcomes, log_path, path, run_deadline)
+            wanted = {item["id"] for item in items}
+            return _supervise(proc, read_fd, limits, outcomes, log_path, path, run_deadline, wanted)
         finally:
             os.close(read_fd)
             _kill(proc)
@@ -267,6 +275,7 @@ def _supervise(
     log_path: Path,
     path: Path,
     run_deadline: float,
+    wanted: set[str],
 ) -> str | None:
     """Read the worker's events; stop it when a case overruns (the alarm may not fire
     inside C code) or when it dies."""
@@ -277,8 +286,25 @@ def _supervise(
     while True:
         timeout = max(0.0, min(deadline, run_deadline) - time.monotonic())
         ready, _, _ = select.select([fd], [], [], timeout)
-        if not ready:  # overran from the outside: kill it
+        if len(buffer) > MAX_PIPE_BYTES:  # a flood, not results: stop reading, stop it
             _kill(proc)
+            if current is not None:
+                outcomes[current] = {
+                    "status": "error",
+                    "message": f"wrote more than {MAX_PIPE_BYTES // 2**20} MB to the grader's "
+                    "result pipe without a result; stopped",
+                }
+            return None if imported else "flooded the grader's result pipe while importing"
+        if not ready or time.monotonic() >= min(deadline, run_deadline):  # overran: stop it
+            _kill(proc)
+            if time.monotonic() >= run_deadline:  # the whole run's budget, not this module
+                if current is not None:
+                    outcomes[current] = {
+                        "status": "timeout",
+                        "message": f"stopped: the whole check took longer than "
+                        f"{limits.run_seconds:g} s",
+                    }
+                return None
             if not imported:
                 return f"importing the module took longer than {limits.import_seconds:g} s"
             outcomes[current] = {
@@ -299,19 +325,45 @@ def _supervise(
         buffer += chunk
         *lines, buffer = buffer.split(b"\n")
         for line in lines:
-            event = json.loads(line)
-            kind = event["event"]
+            try:
+                event = json.loads(line)
+                kind = event["event"]
+            except (ValueError, KeyError, TypeError):
+                continue  # not the worker's: submitted code wrote to the pipe
             if kind == "import_error":
-                flags = "; ".join(event.get("violations", []))
-                return event["message"] + (f" (the guard stopped: {flags})" if flags else "")
+                flags = "; ".join(str(v) for v in event.get("violations", []))
+                return str(event.get("message")) + (
+                    f" (the guard stopped: {flags})" if flags else ""
+                )
             if kind == "imported":
                 imported = True
-            elif kind == "start":
+            elif kind == "start" and event.get("id") in wanted and event["id"] not in outcomes:
                 current = event["id"]
                 deadline = time.monotonic() + limits.case_seconds + 2.0
-            elif kind == "result":
-                outcomes[event["id"]] = event
+            elif kind == "result" and current is not None and event.get("id") == current:
+                # Only the case now running, once: lines written for other cases are ignored.
+                outcomes[current] = _clean(event)
                 current = None
+
+
+def _clean(event: dict[str, Any]) -> dict[str, Any]:
+    """A result as the parent keeps it: known fields, plain types. A status can only say
+    what went wrong (passing is for the judge to decide, from the observation)."""
+    out: dict[str, Any] = {
+        "seconds": float(event["seconds"]) if isinstance(event.get("seconds"), int | float) else 0,
+        "output": str(event.get("output", ""))[-2000:],
+        "violations": [str(v) for v in event.get("violations", []) if isinstance(v, str)],
+    }
+    if "observation" in event:
+        out["observation"] = event["observation"]
+    else:
+        status = event.get("status")
+        if status in ("error", "timeout") and event.get("message"):
+            out["status"], out["message"] = status, str(event["message"])[:500]
+        else:  # the worker never sends this: the code wrote to the grader's pipe
+            out["status"] = "error"
+            out["message"] = "a forged result line (the code wrote to the grader's result pipe)"
+    return out
 
 
 def _death(code: int, log_path: Path, module: Path) -> str:
