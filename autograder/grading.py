@@ -39,7 +39,7 @@ from typing import Any
 
 from autograder.cases import load_week
 from autograder.oracle import cache_key, expected_observations
-from autograder.report import PASS, Report
+from autograder.report import PASS, Report, printable
 from autograder.runner import Limits, resolve_impl, run_week
 from autograder.weeks import WEEKS, get_week
 
@@ -288,11 +288,6 @@ def merge(out: Path, shard_outs: list[Path]) -> dict[tuple[str, str], dict[str, 
     return reports
 
 
-def _one_line(text: object) -> str:
-    """A student's text made safe for the console: one line, no control characters."""
-    return "".join(ch for ch in " ".join(str(text).split()) if ch.isprintable())
-
-
 def summary_table(reports: dict[tuple[str, str], dict[str, Any]]) -> str:
     """The console gradebook: one line per student, a column per week, and flags."""
     weeks = sorted({w for _, w in reports})
@@ -305,7 +300,7 @@ def summary_table(reports: dict[tuple[str, str], dict[str, Any]]) -> str:
             data = reports.get((s, w))
             cells.append(f"{data['score']:>4}/{data['max_score']:<4}" if data else f"{'-':>9}")
             if data:  # one line each: a student's text must not add lines to the table
-                notes += [_one_line(p) for p in data.get("problems", [])[:1]]
+                notes += [printable(p) for p in data.get("problems", [])[:1]]
         lines.append(f"{s:<{width}}  " + "  ".join(cells) + "  " + "; ".join(notes)[:120])
     return "\n".join(lines)
 

@@ -13,6 +13,12 @@ PASS = "pass"
 STATUSES = [PASS, "fail", "not implemented", "error", "timeout", "crash"]
 
 
+def printable(text: object) -> str:
+    """Text from submitted code, made safe for a terminal: one line, no control characters
+    (an escape sequence could otherwise rewrite other students' lines)."""
+    return "".join(ch for ch in " ".join(str(text).split()) if ch.isprintable())
+
+
 @dataclass
 class CaseResult:
     """How one case went for one engine."""
@@ -106,7 +112,7 @@ class Report:
         width = max([len(r.name) for r in self.results] + [4])
         twidth = 5
         lines = [f"{self.title}  (engine: {self.impl})"]
-        lines += [f"  ! {p}" for p in self.problems]
+        lines += [f"  ! {printable(p)}" for p in self.problems]
         lines.append(f"  {'case':<{width}}  {'task':<{twidth}} {'points':>6}  result")
         for r in self.results:
             pts = f"{r.earned}/{r.points}"
@@ -117,12 +123,11 @@ class Report:
             )
             if r.message and r.status != PASS:
                 lines += textwrap.wrap(
-                    r.message, 96, initial_indent=" " * 6, subsequent_indent=" " * 8
+                    printable(r.message), 96, initial_indent=" " * 6, subsequent_indent=" " * 8
                 )
             if show_output and r.output and r.status != PASS:
-                lines += ["      printed:"] + [
-                    f"        {ln}" for ln in r.output.splitlines()[-10:]
-                ]
+                printed = r.output.splitlines()[-10:]
+                lines += ["      printed:"] + [f"        {printable(ln)}" for ln in printed]
         lines.append(f"  {self.summary()}")
         return "\n".join(lines)
 
