@@ -1,0 +1,115 @@
+"""Grading a class: torchlab against the real `nbgrader autograde`, same submissions, one run.
+
+Builds a class of N submissions (default 100) cycling through the bundled sample class
+(reference, skeleton, half done, buggy, and the hostile ones that finish quickly), then:
+
+1. `torchlab grade CLASS --week week1 --jobs 2` (fresh oracle cache: its cost is included);
+2. the same N submissions as nbgrader notebooks (`torchlab nbgrader export`, then
+   `nbgrader generate_assignment` and `nbgrader autograde`, which grades one after another).
+
+Target (issue: grading): at least 5x faster than nbgrader, and under 0.5 s of marginal cost
+per submission per week. Prints both times, the ratio and the per-submission figures.
+
+    python benchmarks/bench_grade.py [--n 100] [--nbgrader-n N]
+
+`--nbgrader-n` grades only the first N notebooks with nbgrader and scales linearly (nbgrader
+grades submissions one after another, so its time is linear in N); the default is all N.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+
+from autograder.samples import build_sample_class
+
+# Hostile samples that are slow by design (they run into time limits) would measure the
+# limits, not the grader; they have their own tests.
+SLOW = ("infinite_loop", "fork_bomb", "memory_bomb")
+
+
+def build_class(root: Path, n: int) -> list[Path]:
+    samples = root / "samples"
+    build_sample_class(samples)
+    kinds = sorted(p for p in samples.iterdir() if not any(s in p.name for s in SLOW))
+    subs = root / "class"
+    files = []
+    for i in range(n):
+        kind = kinds[i % len(kinds)]
+        dest = subs / f"s{i:03d}_{kind.name}"
+        shutil.copytree(kind, dest)
+        files.append(dest / "strides.py")
+    return files
+
+
+def run(cmd: list[str], cwd: Path | None = None) -> float:
+    start = time.perf_counter()
+    subprocess.run(cmd, cwd=cwd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def nbgrader_course(root: Path, files: list[Path]) -> Path:
+    course = root / "course"
+    subprocess.run(
+        [sys.executable, "-m", "autograder.cli", "nbgrader", "export", str(course)],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    subprocess.run(
+        ["nbgrader", "generate_assignment", "week1", "--force"],
+        cwd=course,
+        check=True,
+        capture_output=True,
+    )
+    released = nbformat.read(course / "release/week1/week1.ipynb", as_version=4)
+    for f in files:
+        nb = nbformat.from_dict(json.loads(json.dumps(released)))
+        [answer] = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution")]
+        answer.source = "%%writefile strides.py\n" + f.read_text()
+        dest = course / "submitted" / f.parent.name / "week1" / "week1.ipynb"
+        dest.parent.mkdir(parents=True)
+        nbformat.write(nb, dest)
+    return course
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--n", type=int, default=100)
+    parser.add_argument("--nbgrader-n", type=int, default=None)
+    args = parser.parse_args()
+    nb_n = args.nbgrader_n or args.n
+    with tempfile.TemporaryDirectory(prefix="torchlab-bench-") as tmp:
+        root = Path(tmp)
+        os.environ["TORCHLAB_CACHE"] = str(root / "cache")
+        files = build_class(root, args.n)
+        cmd = [sys.executable, "-m", "autograder.cli", "grade", str(root / "class")]
+        ours = run([*cmd, "--week", "week1", "--jobs", "2", "--out", str(root / "grades")])
+        warm = run([*cmd, "--week", "week1", "--jobs", "2", "--out", str(root / "grades2")])
+        course = nbgrader_course(root, files[:nb_n])
+        theirs = run(["nbgrader", "autograde", "week1", "--force"], cwd=course) * args.n / nb_n
+    print(f"submissions: {args.n} (week 1), 2 cores")
+    print(
+        f"torchlab grade --jobs 2, cold oracle cache: {ours:7.1f} s  ({ours / args.n:.3f} s each)"
+    )
+    print(
+        f"torchlab grade --jobs 2, warm oracle cache: {warm:7.1f} s  ({warm / args.n:.3f} s each)"
+    )
+    scaled = "" if nb_n == args.n else f" (measured on {nb_n}, scaled)"
+    print(
+        f"nbgrader autograde:                        {theirs:7.1f} s  "
+        f"({theirs / args.n:.3f} s each){scaled}"
+    )
+    print(f"ratio nbgrader / torchlab (cold): {theirs / ours:.1f}x  (target: at least 5x)")
+
+
+if __name__ == "__main__":
+    main()
