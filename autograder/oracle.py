@@ -88,6 +88,11 @@ def expected_observations(week: str, cases: list[Case]) -> dict[str, dict[str, A
             cached = {}  # a damaged cache is recomputed, never trusted
     missing = [c for c in cases if c.id not in cached]
     if missing:
+        if any(c.is_property for c in missing):
+            from hypothesis.configuration import set_hypothesis_home_dir
+
+            # hypothesis keeps its own files beside our cache, not in the user's folder
+            set_hypothesis_home_dir(str(cache_dir().parent / "hypothesis"))
         lib = torch_lib(week)
         for c in missing:
             examples = draw_examples(c) if c.is_property else None

@@ -1,6 +1,7 @@
 """The torchlab command: tables, exit codes, JSON, release --check."""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -47,3 +48,18 @@ def test_progress_shows_reference_then_learner():
     assert run.returncode == 0, run.stdout + run.stderr
     assert run.stdout.index("reference engine") < run.stdout.index("Your progress")
     assert "next:" in run.stdout
+
+
+def test_a_cold_check_leaves_nothing_in_the_learners_folder(tmp_path):
+    cache, cwd = tmp_path / "cache", tmp_path / "here"
+    cwd.mkdir()
+    run = subprocess.run(
+        [sys.executable, "-m", "autograder.cli", "check", "week1", "-k", "random_view"],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env={**os.environ, "TORCHLAB_CACHE": str(cache)},
+    )
+    assert "random_view_chains" in run.stdout, run.stderr
+    assert list(cwd.iterdir()) == []  # hypothesis's files go beside the oracle cache
+    assert (cache / "oracle").is_dir()
