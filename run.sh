@@ -4,4 +4,4 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 scripts/setup.sh
-exec torchlab "$@"
+exec "${PYTHON:-python3}" -m autograder.cli "$@"  # = `torchlab`, without relying on PATH
