@@ -47,6 +47,7 @@ class Report:
     impl: str
     results: list[CaseResult] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # run-level news (an import error...)
+    isolation: str = ""  # what the engine ran behind: "bubblewrap", or the guard alone
 
     @property
     def score(self) -> int:
@@ -80,7 +81,8 @@ class Report:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Report:
         results = [CaseResult(**r) for r in data.get("results", [])]
-        return cls(data["title"], data["impl"], results, list(data.get("problems", [])))
+        problems = list(data.get("problems", []))
+        return cls(data["title"], data["impl"], results, problems, str(data.get("isolation", "")))
 
     def for_student(self) -> Report:
         """The copy a student may see: a hidden case shows only whether it passed (its
@@ -93,7 +95,7 @@ class Report:
                 r.message = "" if r.status == PASS else "a hidden case: its details are not shown"
                 r.output = ""
             results.append(r)
-        return Report(self.title, self.impl, results, list(self.problems))
+        return Report(self.title, self.impl, results, list(self.problems), self.isolation)
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from autograder import isolation
 from autograder.cases import Case, load_week, task_key
 from autograder.judge import NOT_IMPLEMENTED, judge
 from autograder.oracle import cache_dir, expected_observations
@@ -30,7 +31,10 @@ from autograder.weeks import Week, get_week
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
-MAX_PIPE_BYTES = 64 * 2**20  # a line this long is no observation
+# The worker's pipe is untrusted bytes: a line longer than this is no observation, and a
+# worker that sends more than the total is stopped (its current case: "output too large").
+MAX_LINE_BYTES = 4 * 2**20
+MAX_WORKER_BYTES = 32 * 2**20
 
 
 @dataclass(frozen=True)
@@ -40,6 +44,21 @@ class Limits:
     memory_mb: int = 4096  # address-space limit of the worker
     run_seconds: float = 60.0  # the whole run: after it, cases not yet run are not started
     hide_paths: tuple[str, ...] = ()  # more paths the engine may not read (grading: the class)
+    # "auto": bubblewrap where it runs, else the guard alone; "bubblewrap": required;
+    # "none": the guard alone (a learner's own code on a machine without bubblewrap).
+    isolation: str = "auto"
+
+
+def isolation_for(limits: Limits) -> str:
+    """The isolation a run gets: ``isolation.BUBBLEWRAP`` or ``isolation.GUARD_ONLY``."""
+    if limits.isolation == "none":
+        return isolation.GUARD_ONLY
+    problem = isolation.bubblewrap_problem()
+    if problem is None:
+        return isolation.BUBBLEWRAP
+    if limits.isolation == "bubblewrap":
+        raise RuntimeError(f"this run needs bubblewrap: {problem}")
+    return isolation.GUARD_ONLY
 
 
 def resolve_impl(week: Week, impl: str) -> Path:
@@ -78,6 +97,7 @@ def run_week(
     cases = [c for c in load_week(w.name, include_hidden) if _selected(c, select_cases)]
     path = resolve_impl(w, impl)
     report = Report(f"{w.name}: {w.title}", _display(path))
+    report.isolation = isolation_for(limits)
     if impl == "reference" and not path.exists():
         report.problems.append("this copy of the course has no reference engine")
     expected = expected_observations(w.name, cases)
@@ -88,8 +108,20 @@ def run_week(
             c.id: {"status": "error", "message": problem} for c in cases
         }
     else:
-        items = [{"id": c.id, "examples": expected[c.id]["examples"]} for c in cases]
-        outcomes = run_engine(w, path, items, limits, report.problems)
+        outcomes = {}
+        deadline = time.monotonic() + limits.run_seconds  # one budget for both workers
+        # Hidden cases run after the public ones, in a worker of their own: nothing of their
+        # source or docstrings is ever in a process whose messages a student reads in full.
+        for hidden in (False, True):
+            items = [
+                {"id": c.id, "examples": expected[c.id]["examples"]}
+                for c in cases
+                if c.hidden == hidden
+            ]
+            if items:
+                outcomes.update(
+                    run_engine(w, path, items, limits, report.problems, hidden, deadline)
+                )
     for c in cases:
         report.results.append(_result(c, expected[c.id]["expected"], outcomes[c.id]))
     return report
@@ -111,7 +143,7 @@ def _result(c: Case, expected: Any, outcome: dict[str, Any]) -> CaseResult:
         id=c.id, name=c.name, week=c.week, points=c.points, tasks=sorted(c.tasks, key=task_key)
     )
     base.update(hidden=c.hidden, seconds=outcome.get("seconds", 0.0))
-    base["output"] = outcome.get("output", "")
+    base["output"] = safe_text(outcome.get("output", ""), 2000)
     forbidden = [v for v in outcome.get("violations", []) if v.startswith("imported ")]
     if forbidden:  # a lab that forbids torch gives nothing for work torch did
         message = f"scores zero: your code {forbidden[0]}, which this lab forbids"
@@ -124,19 +156,27 @@ def _result(c: Case, expected: Any, outcome: dict[str, Any]) -> CaseResult:
         message = "the result could not be compared with torch's (not an observation)"
         return CaseResult(status="fail", message=message, **base)
     status = verdict.status if verdict.status in (PASS, NOT_IMPLEMENTED) else "fail"
-    return CaseResult(status=status, message=verdict.message, **base)
+    return CaseResult(status=status, message=safe_text(verdict.message, 2000), **base)
 
 
 # ---- the child process --------------------------------------------------------------------
 
 
 def run_engine(
-    week: Week, path: Path, items: list[dict], limits: Limits, problems: list[str]
+    week: Week,
+    path: Path,
+    items: list[dict],
+    limits: Limits,
+    problems: list[str],
+    hidden: bool = False,
+    run_deadline: float | None = None,
 ) -> dict[str, dict[str, Any]]:
-    """Run ``items`` in workers; a worker that dies or hangs is replaced for the rest."""
+    """Run ``items`` in workers; a worker that dies or hangs is replaced for the rest.
+    ``hidden``: the items are hidden cases (only such a worker can read their source)."""
     outcomes: dict[str, dict[str, Any]] = {}
     pending = list(items)
-    run_deadline = time.monotonic() + limits.run_seconds
+    if run_deadline is None:
+        run_deadline = time.monotonic() + limits.run_seconds
     while pending:
         if time.monotonic() >= run_deadline:  # e.g. every case loops: don't wait for each
             message = (
@@ -147,11 +187,12 @@ def run_engine(
                 outcomes[item["id"]] = {"status": "timeout", "message": message}
             break
         before = len(outcomes)
-        fresh = _run_worker(week, path, pending, limits, outcomes, run_deadline)
+        fresh = _run_worker(week, path, pending, limits, outcomes, run_deadline, hidden)
         if fresh is None and len(outcomes) == before:  # died between cases: blame the next
             outcomes[pending[0]["id"]] = {"status": "crash", "message": "the worker died"}
         if fresh is not None:  # the module itself cannot be used: every case fails with it
-            problems.append(fresh)
+            if fresh not in problems:  # the hidden cases' worker meets it again: say it once
+                problems.append(fresh)
             for item in pending:
                 outcomes.setdefault(item["id"], {"status": "error", "message": fresh})
         pending = [i for i in pending if i["id"] not in outcomes]
@@ -159,41 +200,60 @@ def run_engine(
 
 
 def _limit_child(limits: Limits) -> None:
-    """Limits the kernel enforces on the worker, whatever the code inside it does."""
+    """Limits the kernel enforces on the worker, whatever the code inside it does (they pass
+    through bwrap to everything in the sandbox)."""
     memory = limits.memory_mb * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     cpu = int(limits.run_seconds) + 10  # a backstop: the watchdog normally acts first
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
     resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024 * 1024,) * 2)  # no disk filling
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    if os.getuid() != 0:  # root ignores NPROC; the guard refuses fork for everyone anyway
-        resource.setrlimit(resource.RLIMIT_NPROC, (256, 256))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
+    if os.getuid() != 0:  # root ignores NPROC; the sandbox's seccomp filter refuses fork
+        # The kernel counts every process of this uid, the user's own included: leave room.
+        resource.setrlimit(resource.RLIMIT_NPROC, (_processes_of(os.getuid()) + 64,) * 2)
 
 
-def _worker_env(workdir: str) -> dict[str, str]:
+def _processes_of(uid: int) -> int:
+    count = 0
+    for entry in os.scandir("/proc"):
+        try:
+            count += entry.name.isdigit() and entry.stat().st_uid == uid
+        except OSError:
+            continue
+    return count
+
+
+def _worker_env(home: str, pythonpath: str) -> dict[str, str]:
     """A fresh environment: none of the grader's own variables (tokens, paths) get through."""
     return {
         "PATH": "/usr/local/bin:/usr/bin:/bin",
-        "HOME": workdir,
+        "HOME": home,
         "LANG": "C.UTF-8",
-        "PYTHONPATH": _pythonpath(),
+        "PYTHONPATH": pythonpath,
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYTHONHASHSEED": "0",
         "OMP_NUM_THREADS": "1",
     }
 
 
-def guard_policy(week: Week, engine: Path, workdir: str, deny_read: list[Path]) -> dict[str, Any]:
-    """What the worker's guard refuses (see sandbox.py): the answers, and torch itself."""
-    deny = [REPO_ROOT / "reference_impl", REPO_ROOT / "autograder" / "hidden", cache_dir()]
-    deny += _package_dirs(week.forbid_modules) + list(deny_read)
+def secret_paths(week: Week, engine: Path, hidden: bool, extra: list[Path]) -> list[Path]:
+    """What the engine may not see: the answers, the forbidden packages, and ``extra``."""
+    deny = [REPO_ROOT / "reference_impl", cache_dir()] + _package_dirs(week.forbid_modules)
+    if not hidden:  # only the worker that runs hidden cases reads their source
+        deny.append(REPO_ROOT / "autograder" / "hidden")
+    deny += extra
     engine = engine.resolve()
     # `--impl reference` checks the reference itself: its own folder stays readable.
-    deny = [d for d in deny if not engine.is_relative_to(Path(d).resolve())]
+    return [d for d in deny if not engine.is_relative_to(Path(d).resolve())]
+
+
+def guard_policy(week: Week, workdir: str, deny_read: list[Path]) -> dict[str, Any]:
+    """What the worker's guard refuses (see sandbox.py): the answers, and torch itself."""
     return {
         "lab": f"{week.name} ({week.title})",
         "forbid_modules": list(week.forbid_modules),
-        "deny_read": [str(d) for d in deny],
+        "deny_read": [str(d) for d in deny_read],
         "write_ok": [workdir],
         "allow_native": week.native,
     }
@@ -212,6 +272,15 @@ def _package_dirs(names: tuple[str, ...]) -> list[Path]:
     return out
 
 
+def _engine_files(path: Path) -> dict[str, Path]:
+    """The engine and the helper modules beside it: what the sandbox's /work starts with."""
+    files = {path.name: path}
+    for p in path.parent.glob("*.py"):
+        if p.is_file() and not p.is_symlink():
+            files.setdefault(p.name, p)
+    return files
+
+
 def _run_worker(
     week: Week,
     path: Path,
@@ -219,34 +288,54 @@ def _run_worker(
     limits: Limits,
     outcomes: dict[str, dict],
     run_deadline: float,
+    hidden: bool = False,
 ) -> str | None:
     """One worker over ``items``, filling ``outcomes``. Returns a module-level problem."""
     read_fd, write_fd = os.pipe()
+    jail: isolation.Jail | None = None
     with tempfile.TemporaryDirectory(prefix="torchlab-") as workdir:
+        secrets = secret_paths(week, path, hidden, [Path(p) for p in limits.hide_paths])
+        command = [sys.executable, "-m", "autograder.worker", str(write_fd)]
+        if isolation_for(limits) == isolation.BUBBLEWRAP:
+            inside = isolation.WORK  # the engine's copy, its folder and $HOME, in the sandbox
+            module = Path(inside) / path.name
+            env = _worker_env(inside, str(Path(isolation.autograder_dir()).parent))
+            jail = isolation.build(
+                command, _engine_files(path), [str(p) for p in secrets], env, (write_fd,)
+            )
+            argv, fds, cwd, env = jail.argv, tuple(jail.pass_fds), workdir, _worker_env(workdir, "")
+        else:
+            inside, module = workdir, path
+            argv, fds, cwd, env = command, (write_fd,), workdir, _worker_env(workdir, _pythonpath())
         request = {
             "week": week.name,
-            "module_path": str(path),
+            "hidden": hidden,
+            "module_path": str(module),
             "module_name": week.module,
             "cases": items,
             "case_seconds": limits.case_seconds,
             "import_seconds": limits.import_seconds,
             "preload": list(week.preload),
-            "guard": guard_policy(week, path, workdir, [Path(p) for p in limits.hide_paths]),
+            "guard": guard_policy(week, inside, secrets),
         }
         log_path = Path(workdir) / "worker.log"
-        with open(log_path, "wb") as log:
-            proc = subprocess.Popen(
-                [sys.executable, "-m", "autograder.worker", str(write_fd)],
-                stdin=subprocess.PIPE,
-                stdout=log,
-                stderr=log,
-                pass_fds=(write_fd,),
-                cwd=workdir,
-                env=_worker_env(workdir),
-                start_new_session=True,  # its own process group: a kill takes its children
-                preexec_fn=lambda: _limit_child(limits),
-            )
-        os.close(write_fd)
+        try:
+            with open(log_path, "wb") as log:
+                proc = subprocess.Popen(
+                    argv,
+                    stdin=subprocess.PIPE,
+                    stdout=log,
+                    stderr=log,
+                    pass_fds=fds,
+                    cwd=cwd,
+                    env=env,
+                    start_new_session=True,  # its own process group: a kill takes its children
+                    preexec_fn=lambda: _limit_child(limits),
+                )
+        finally:
+            os.close(write_fd)
+            if jail is not None:
+                jail.close()
         try:
             assert proc.stdin is not None
             proc.stdin.write(json.dumps(request).encode())
@@ -255,7 +344,9 @@ def _run_worker(
             pass
         try:
             wanted = {item["id"] for item in items}
-            return _supervise(proc, read_fd, limits, outcomes, log_path, path, run_deadline, wanted)
+            return _supervise(
+                proc, read_fd, limits, outcomes, log_path, module, run_deadline, wanted, bool(jail)
+            )
         finally:
             os.close(read_fd)
             _kill(proc)
@@ -267,6 +358,10 @@ def _pythonpath() -> str:
     return os.pathsep.join([str(REPO_ROOT)] + ([extra] if extra else []))
 
 
+class _Overflow(Exception):
+    """The worker sent more than the grader reads."""
+
+
 def _supervise(
     proc: subprocess.Popen,
     fd: int,
@@ -276,25 +371,21 @@ def _supervise(
     path: Path,
     run_deadline: float,
     wanted: set[str],
+    isolated: bool = False,
 ) -> str | None:
     """Read the worker's events; stop it when a case overruns (the alarm may not fire
-    inside C code) or when it dies."""
-    current: str | None = None
-    imported = False
+    inside C code), when it dies, or when it sends more than the grader reads.
+
+    Everything read is untrusted bytes: a line that is not a well-formed event of the case
+    now running is ignored, and nothing in it can raise out of here."""
+    state: dict[str, Any] = {"current": None, "imported": False}
     deadline = time.monotonic() + limits.import_seconds + 5.0
     buffer = b""
+    total = 0
     while True:
+        current, imported = state["current"], state["imported"]
         timeout = max(0.0, min(deadline, run_deadline) - time.monotonic())
         ready, _, _ = select.select([fd], [], [], timeout)
-        if len(buffer) > MAX_PIPE_BYTES:  # a flood, not results: stop reading, stop it
-            _kill(proc)
-            if current is not None:
-                outcomes[current] = {
-                    "status": "error",
-                    "message": f"wrote more than {MAX_PIPE_BYTES // 2**20} MB to the grader's "
-                    "result pipe without a result; stopped",
-                }
-            return None if imported else "flooded the grader's result pipe while importing"
         if not ready or time.monotonic() >= min(deadline, run_deadline):  # overran: stop it
             _kill(proc)
             if time.monotonic() >= run_deadline:  # the whole run's budget, not this module
@@ -316,50 +407,90 @@ def _supervise(
         chunk = os.read(fd, 65536)
         if not chunk:  # the worker exited
             code = proc.wait()
+            if isolated and code > 128 and code - 128 in signal.valid_signals():
+                code = 128 - code  # bwrap exits with 128 + the signal that ended the worker
             died = _death(code, log_path, path)
             if not imported:
                 return f"the worker stopped while importing the module: {died}"
             if current is not None and current not in outcomes:
                 outcomes[current] = {"status": "crash", "message": f"{died} during this case"}
             return None
+        total += len(chunk)
         buffer += chunk
         *lines, buffer = buffer.split(b"\n")
+        if total > MAX_WORKER_BYTES or len(buffer) > MAX_LINE_BYTES:
+            _kill(proc)  # a flood, not results: stop reading, stop it
+            if current is not None:
+                outcomes[current] = {
+                    "status": "error",
+                    "message": "output too large: the code sent more than "
+                    f"{MAX_WORKER_BYTES // 2**20} MB (or a line over "
+                    f"{MAX_LINE_BYTES // 2**20} MB) to the grader's result pipe; stopped",
+                }
+            return None if imported else "output too large while importing the module"
         for line in lines:
-            try:
-                event = json.loads(line)
-                kind = event["event"]
-            except (ValueError, KeyError, TypeError):
-                continue  # not the worker's: submitted code wrote to the pipe
-            if kind == "import_error":
-                flags = "; ".join(str(v) for v in event.get("violations", []))
-                return str(event.get("message")) + (
-                    f" (the guard stopped: {flags})" if flags else ""
-                )
-            if kind == "imported":
-                imported = True
-            elif kind == "start" and event.get("id") in wanted and event["id"] not in outcomes:
-                current = event["id"]
+            problem = _take(line, state, outcomes, wanted)
+            if problem is not None:
+                return problem
+            if state["current"] != current and state["current"] is not None:
                 deadline = time.monotonic() + limits.case_seconds + 2.0
-            elif kind == "result" and current is not None and event.get("id") == current:
-                # Only the case now running, once: lines written for other cases are ignored.
-                outcomes[current] = _clean(event)
-                current = None
+            current = state["current"]
+
+
+def _take(line: bytes, state: dict[str, Any], outcomes: dict, wanted: set[str]) -> str | None:
+    """Apply one line from the worker to ``state``; returns a module-level problem."""
+    try:
+        event = json.loads(line)
+    except Exception:  # noqa: BLE001 - ValueError, RecursionError (deep nesting), ...
+        return None  # not the worker's: submitted code wrote to the pipe
+    if not isinstance(event, dict):
+        return None
+    kind, case_id = event.get("event"), event.get("id")
+    if kind == "import_error" and not state["imported"]:
+        violations = event.get("violations")
+        flags = "; ".join(str(v) for v in violations) if isinstance(violations, list) else ""
+        message = safe_text(event.get("message"), 500)
+        return message + (f" (the guard stopped: {safe_text(flags, 300)})" if flags else "")
+    if kind == "imported":
+        state["imported"] = True
+    elif not isinstance(case_id, str):
+        return None  # an id that is not a string is no id of ours
+    elif kind == "start" and case_id in wanted and case_id not in outcomes:
+        state["current"] = case_id
+    elif kind == "result" and case_id == state["current"]:
+        # Only the case now running, once: lines written for other cases are ignored.
+        outcomes[case_id] = _clean(event)
+        state["current"] = None
+    return None
+
+
+def safe_text(value: object, limit: int) -> str:
+    """Text from a worker, safe to keep and write anywhere: a str, at most ``limit``
+    characters, every lone surrogate (which no UTF-8 file can hold) replaced."""
+    text = value if isinstance(value, str) else str(value)
+    return text[-limit:].encode("utf-8", "replace").decode("utf-8")
 
 
 def _clean(event: dict[str, Any]) -> dict[str, Any]:
     """A result as the parent keeps it: known fields, plain types. A status can only say
     what went wrong (passing is for the judge to decide, from the observation)."""
+    seconds = event.get("seconds")
+    violations = event.get("violations")
     out: dict[str, Any] = {
-        "seconds": float(event["seconds"]) if isinstance(event.get("seconds"), int | float) else 0,
-        "output": str(event.get("output", ""))[-2000:],
-        "violations": [str(v) for v in event.get("violations", []) if isinstance(v, str)],
+        "seconds": float(seconds)
+        if isinstance(seconds, int | float) and 0 <= seconds < 1e6
+        else 0.0,
+        "output": safe_text(event.get("output", ""), 2000),
+        "violations": [safe_text(v, 300) for v in violations if isinstance(v, str)]
+        if isinstance(violations, list)
+        else [],
     }
     if "observation" in event:
         out["observation"] = event["observation"]
     else:
         status = event.get("status")
         if status in ("error", "timeout") and event.get("message"):
-            out["status"], out["message"] = status, str(event["message"])[:500]
+            out["status"], out["message"] = status, safe_text(event["message"], 500)
         else:  # the worker never sends this: the code wrote to the grader's pipe
             out["status"] = "error"
             out["message"] = "a forged result line (the code wrote to the grader's result pipe)"

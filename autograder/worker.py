@@ -70,7 +70,10 @@ def main() -> None:
 
     from autograder.cases import load_week, run_case
 
-    cases = {c.id: c for c in load_week(request["week"], include_hidden=True)}
+    # A public worker never loads the hidden cases: their names and docstrings stay out of
+    # every process whose messages the student reads.
+    cases = {c.id: c for c in load_week(request["week"], include_hidden=bool(request["hidden"]))}
+    run = run_one  # bound now: the submission may rebind the module's globals
     path = request["module_path"]
     # From here on, submitted code may run: the guard goes in first (see sandbox.py).
     sys.dont_write_bytecode = True
@@ -100,7 +103,7 @@ def main() -> None:
     for item in request["cases"]:
         send({"event": "start", "id": item["id"]})
         violations.clear()  # the guard notes a refusal once: per case, each case sees its own
-        result = run_one(cases[item["id"]], lib, item.get("examples"), request, path, run_case)
+        result = run(cases[item["id"]], lib, item.get("examples"), request, path, run_case)
         result["violations"] = list(violations)
         send(result)
 

@@ -1,0 +1,324 @@
+"""The wall around submitted code: each worker runs inside bubblewrap.
+
+An audit hook (``sandbox.py``) lives in the same process as the code it watches, so that
+code can patch whatever the hook reads, and native code raises no audit events at all. The
+boundary is therefore the operating system. ``bwrap`` (https://github.com/containers/
+bubblewrap, Debian package ``bubblewrap``) starts the worker in new user, pid, net, ipc, uts
+and mount namespaces, as uid and gid 65534, with a file system built for it:
+
+- read-only: ``/usr`` (and the ``/bin``, ``/lib`` links), the dynamic linker's cache, the
+  Python installation and its site-packages, and this ``autograder`` package;
+- hidden inside those, under empty folders: the packages the lab forbids (torch in week 1),
+  the hidden cases (except in the worker that runs them), and the oracle cache wherever it is;
+- writable: ``/home/student`` (the submission's private copy, its working folder and
+  $HOME), ``/tmp`` and ``/dev/shm``, each a fresh tmpfs with a size limit, gone with the worker;
+- absent: everything else, the reference engine, other students, the grader's outputs, the
+  course's git history and the network included.
+
+``--die-with-parent`` and the pid namespace end the whole process tree with the worker, and
+a seccomp filter refuses to create processes at all (threads are allowed), to join or make
+namespaces, to mount, to trace, and a few more kernel doors a worker never needs. The runner
+adds rlimits (address space, CPU time, file size, open files) before ``bwrap`` starts, and
+they hold for everything inside.
+
+Where bubblewrap cannot run (macOS, a container that forbids user namespaces), a learner's own
+check runs with the guard alone, and ``torchlab grade`` refuses unless told
+``--unsafe-no-sandbox``. Each report records which isolation it was graded under.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import platform
+import shutil
+import site
+import struct
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+BUBBLEWRAP = "bubblewrap"
+GUARD_ONLY = "none (the audit-hook guard only)"
+NOBODY = 65534  # the uid and gid the worker has inside the sandbox
+WORK = "/home/student"  # the worker's folder inside: the submission's copy, cwd and $HOME
+TMPFS_MB = {WORK: 64, "/tmp": 64, "/dev/shm": 16}
+
+
+@dataclass
+class Jail:
+    """One bwrap invocation: the command prefix and the descriptors it must inherit."""
+
+    argv: list[str]
+    pass_fds: list[int] = field(default_factory=list)
+
+    def close(self) -> None:
+        for fd in self.pass_fds:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+@functools.cache
+def bubblewrap_problem() -> str | None:
+    """Why bubblewrap cannot run here, in one line; None when it can (tried once, ~10 ms)."""
+    exe = shutil.which("bwrap")
+    if exe is None:
+        return "bubblewrap (bwrap) is not installed: scripts/setup.sh installs it (Debian)"
+    if sys.platform != "linux":
+        return f"bubblewrap needs Linux, this is {sys.platform}"
+    probe = build([sys.executable, "-c", "import sys; sys.exit(7)"], files={}, hide=[])
+    try:
+        run = subprocess.run(
+            probe.argv, pass_fds=probe.pass_fds, capture_output=True, text=True, timeout=30
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"bubblewrap could not start: {exc}"
+    finally:
+        probe.close()
+    if run.returncode != 7:
+        why = (run.stderr.strip().splitlines() or ["no message"])[-1]
+        return f"bubblewrap cannot run here ({why}); user namespaces may be disabled"
+    return None
+
+
+def _python_roots() -> list[str]:
+    """Everything the interpreter and its packages live in, real paths, outermost only."""
+    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+    roots.update(site.getsitepackages())
+    user_site = site.getusersitepackages()
+    if user_site and user_site in sys.path:
+        roots.add(user_site)
+    roots.add(os.path.dirname(os.path.realpath(sys.executable)))
+    for name in ("stdlib", "platstdlib", "purelib", "platlib"):
+        roots.add(sysconfig.get_path(name))
+    return _outermost(os.path.realpath(r) for r in roots if r and os.path.isdir(r))
+
+
+def _outermost(paths: object) -> list[str]:
+    out: list[str] = []
+    for p in sorted(set(paths), key=len):  # type: ignore[arg-type]
+        if not any(p == o or p.startswith(o.rstrip("/") + "/") for o in out):
+            out.append(p)
+    return sorted(out)
+
+
+def autograder_dir() -> str:
+    return os.path.dirname(os.path.realpath(__file__))
+
+
+def _system_binds() -> list[str]:
+    """/usr read-only, and /bin, /lib... as the host has them (links on merged-/usr)."""
+    args = ["--ro-bind", "/usr", "/usr"]
+    for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+        if os.path.islink(top):
+            args += ["--symlink", os.readlink(top), top]
+        elif os.path.isdir(top):
+            args += ["--ro-bind", top, top]
+    for path in ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/localtime"):
+        if os.path.exists(path):
+            args += ["--ro-bind", path, path]
+    return args
+
+
+def build(
+    command: list[str],
+    files: dict[str, Path],
+    hide: list[str],
+    env: dict[str, str] | None = None,
+    keep_fds: tuple[int, ...] = (),
+) -> Jail:
+    """The bwrap command that runs ``command`` in a sandbox.
+
+    ``files``: name -> host file, copied into the worker's folder (the submission's private copy).
+    ``hide``: host folders to cover with an empty tmpfs where they fall inside what is bound
+    (forbidden packages, hidden cases, the oracle cache). ``keep_fds`` stay open inside (the
+    result pipe).
+    """
+    jail = Jail([])
+    args = ["bwrap", "--unshare-all", "--unshare-user"]
+    if _supports("--disable-userns"):
+        args.append("--disable-userns")  # no nested user namespace: no way to regain mounts
+    args += ["--uid", str(NOBODY), "--gid", str(NOBODY), "--hostname", "torchlab"]
+    args += ["--die-with-parent", "--new-session", "--clearenv"]
+    args += _system_binds()
+    args += ["--proc", "/proc", "--dev", "/dev"]
+    for mount, mb in TMPFS_MB.items():  # first: a bind below may sit inside one of them
+        args += ["--size", str(mb * 2**20), "--perms", "1777", "--tmpfs", mount]
+    bound = _python_roots() + [autograder_dir()]
+    for root in _outermost(bound):
+        args += ["--ro-bind", root, root]
+    for folder in sorted({os.path.realpath(h) for h in hide}):
+        if os.path.isdir(folder) and any(_inside(folder, b) for b in bound):
+            args += ["--tmpfs", folder]  # an empty folder where the answers were
+    for name, path in files.items():
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        jail.pass_fds.append(fd)
+        args += ["--perms", "0644", "--file", str(fd), f"{WORK}/{name}"]
+    filt = seccomp_filter()
+    if filt is not None:
+        fd = _memfd("torchlab-seccomp", filt)
+        jail.pass_fds.append(fd)
+        args += ["--seccomp", str(fd)]
+    for key, value in (env or {}).items():
+        args += ["--setenv", key, value]
+    args += ["--chdir", WORK, "--"]
+    jail.argv = args + command
+    jail.pass_fds += list(keep_fds)
+    return jail
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+@functools.cache
+def _supports(option: str) -> bool:
+    try:
+        text = subprocess.run(["bwrap", "--help"], capture_output=True, text=True).stdout
+    except OSError:
+        return False
+    return option in text
+
+
+def _memfd(name: str, data: bytes) -> int:
+    """A read-only descriptor holding ``data`` (bwrap reads the filter from it)."""
+    if hasattr(os, "memfd_create"):
+        fd = os.memfd_create(name, 0)
+    else:  # pragma: no cover - Linux always has memfd_create
+        fd, tmp = tempfile.mkstemp()
+        os.unlink(tmp)
+    os.write(fd, data)
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+# ---- seccomp -------------------------------------------------------------------------------
+# A classic-BPF program over ``struct seccomp_data`` (linux/seccomp.h): nr at offset 0, arch
+# at 4, args[i] at 16 + 8 i. The kernel runs it on every system call the worker makes.
+
+_ARCH = {  # AUDIT_ARCH_* from linux/audit.h, and the numbers of the calls refused
+    "x86_64": (
+        0xC000003E,
+        {
+            "fork": 57,
+            "vfork": 58,
+            "clone": 56,
+            "clone3": 435,
+            "unshare": 272,
+            "setns": 308,
+            "mount": 165,
+            "umount2": 166,
+            "pivot_root": 155,
+            "chroot": 161,
+            "ptrace": 101,
+            "process_vm_readv": 310,
+            "process_vm_writev": 311,
+            "keyctl": 250,
+            "add_key": 248,
+            "request_key": 249,
+            "bpf": 321,
+            "perf_event_open": 298,
+            "userfaultfd": 323,
+            "kexec_load": 246,
+            "init_module": 175,
+            "finit_module": 313,
+            "io_uring_setup": 425,
+            "open_tree": 428,
+            "move_mount": 429,
+            "fsopen": 430,
+            "fsmount": 432,
+        },
+    ),
+    "aarch64": (
+        0xC00000B7,
+        {
+            "clone": 220,
+            "clone3": 435,
+            "unshare": 97,
+            "setns": 268,
+            "mount": 40,
+            "umount2": 39,
+            "pivot_root": 41,
+            "chroot": 51,
+            "ptrace": 117,
+            "process_vm_readv": 270,
+            "process_vm_writev": 271,
+            "keyctl": 219,
+            "add_key": 217,
+            "request_key": 218,
+            "bpf": 280,
+            "perf_event_open": 241,
+            "userfaultfd": 282,
+            "kexec_load": 104,
+            "init_module": 105,
+            "finit_module": 273,
+            "io_uring_setup": 425,
+            "open_tree": 428,
+            "move_mount": 429,
+            "fsopen": 430,
+            "fsmount": 432,
+        },
+    ),
+}
+_CLONE_THREAD = 0x00010000
+_EPERM, _ENOSYS = 1, 38
+_RET_ALLOW, _RET_ERRNO, _RET_KILL = 0x7FFF0000, 0x00050000, 0x80000000
+_LD_ABS, _JEQ, _JGE, _JSET, _RET = 0x20, 0x15, 0x35, 0x45, 0x06
+
+
+def seccomp_filter(machine: str | None = None) -> bytes | None:
+    """The filter as bytes for ``bwrap --seccomp``; None on an architecture we have no
+    table for (the namespaces still hold there).
+
+    Creating a process is refused (EPERM): ``clone`` without CLONE_THREAD, ``fork``,
+    ``vfork``; ``clone3`` gets ENOSYS, so the C library falls back to ``clone``, whose flags
+    a filter can read. Threads stay possible (NumPy and torch start them).
+    """
+    machine = machine or platform.machine()
+    if machine not in _ARCH:
+        return None
+    arch, nr = _ARCH[machine]
+    prog: list[tuple[int, int, int, int | str]] = []  # (code, jt, jf, k); labels resolved below
+    jumps: list[tuple[int, str, str]] = []
+
+    def op(code: int, k: int | str = 0, jt: str = "", jf: str = "") -> None:
+        if jt or jf:
+            jumps.append((len(prog), jt, jf))
+        prog.append((code, 0, 0, k))
+
+    op(_LD_ABS, 4)  # arch
+    op(_JEQ, arch, jt="nr", jf="kill")  # a foreign ABI (i386 on x86_64) has other numbers
+    labels = {"nr": len(prog)}
+    op(_LD_ABS, 0)  # the system call number
+    if machine == "x86_64":
+        op(_JGE, 0x40000000, jt="eperm")  # the x32 ABI
+    op(_JEQ, nr["clone3"], jt="enosys")
+    op(_JEQ, nr["clone"], jt="clone")
+    for name, number in nr.items():
+        if name not in ("clone", "clone3"):
+            op(_JEQ, number, jt="eperm")  # false: fall through to the next test
+    op(_RET, _RET_ALLOW)
+    labels["clone"] = len(prog)
+    op(_LD_ABS, 16)  # args[0], low 32 bits: the clone flags
+    op(_JSET, _CLONE_THREAD, jf="eperm")  # a thread: fall through to allow
+    op(_RET, _RET_ALLOW)
+    labels["eperm"] = len(prog)
+    op(_RET, _RET_ERRNO | _EPERM)
+    labels["enosys"] = len(prog)
+    op(_RET, _RET_ERRNO | _ENOSYS)
+    labels["kill"] = len(prog)
+    op(_RET, _RET_KILL)
+
+    out = [list(p) for p in prog]
+    for at, jt, jf in jumps:
+        for slot, label in ((1, jt), (2, jf)):
+            offset = labels[label] - at - 1 if label else 0
+            if not 0 <= offset <= 255:
+                raise ValueError(f"seccomp jump to {label} out of range")
+            out[at][slot] = offset
+    return b"".join(struct.pack("=HBBI", c, jt, jf, k) for c, jt, jf, k in out)  # type: ignore[misc]
