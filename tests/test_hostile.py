@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import csv
 import importlib.util
-import json
-import shutil
+import os
 import subprocess
 import sys
 import time
@@ -30,7 +29,7 @@ from typing import Any
 
 import pytest
 
-from autograder import grading
+from autograder import grading, isolation
 from autograder.cases import load_week, run_case
 from autograder.judge import judge
 from autograder.oracle import expected_observations
@@ -41,11 +40,22 @@ from autograder.samples import sample_submissions
 REPO = Path(__file__).resolve().parent.parent
 HOSTILE = REPO / "samples" / "hostile"
 LIMITS = Limits(case_seconds=2.0, import_seconds=5.0, run_seconds=6.0, memory_mb=1024)
-OWN_CLASS = ["bad_observation", "pipe_garbage"]
+# Attacks on the grader's own reading of the result pipe: each in a class of its own.
+OWN_CLASS = [
+    "bad_observation",
+    "bad_violations",
+    "huge_observation",
+    "lone_surrogate",
+    "nested_json",
+    "pipe_garbage",
+    "unhashable_id",
+]
 SUBPROCESS = ["kill_parent", "pipe_flood"]
 ALL = sorted(p.stem for p in HOSTILE.glob("*.py"))
 GROUPED = [h for h in ALL if h not in OWN_CLASS + SUBPROCESS]
 EARLIER = "zz_earlier"  # a student graded in an earlier run: their saved files must not move
+UNSAFE = isolation.bubblewrap_problem() is not None  # then only the guard stands (CI says so)
+BEFORE_SCHEDULING = (os.getpriority(os.PRIO_PROCESS, 0), os.sched_getaffinity(0))
 
 # The words each hostile student's report must carry: "some" somewhere in it (a case message,
 # a problem, or what a case printed), "every" in each case's message or output. An empty
@@ -67,7 +77,8 @@ REASONS: dict[str, dict[str, list[str]]] = {
     "forge_results": {},
     "patch_modules": {"some": ["got str passed"]},  # judged here: the worker's patches lose
     "read_answers": {"every": ["may not read"], "some": ["reads refused"]},
-    "write_gradebook": {"every": ["may not write"], "some": ["refused"]},
+    # Behind the sandbox it finds no gradebook to write: the guard refuses its first try.
+    "write_gradebook": {"every": ["may not"], "some": ["refused"]},
     "wraps_torch": {"every": ["scores zero: your code imported torch, which this lab forbids"]},
     "escape_subprocess": {"every": ["may not start other processes"]},
     "network": {"every": ["may not use the network"]},
@@ -80,6 +91,25 @@ REASONS: dict[str, dict[str, list[str]]] = {
     "pipe_garbage": {},
     "pipe_flood": {},
     "kill_parent": {"every": ["may not signal other processes"]},
+    # Written against the audit hook alone; each got past it. The sandbox stops them.
+    "fspath_trick": {},
+    "patch_hook_globals": {},
+    "dir_fd_escape": {},
+    "replace_run_one": {},
+    "symlink_lab": {"every": ["labs/week1_strides is a symbolic link"]},
+    "outlive_grade": {},
+    "shm_persist": {},
+    "renice_grader": {},
+    "many_files": {},
+    "nested_json": {},
+    "unhashable_id": {},
+    "bad_violations": {},
+    "lone_surrogate": {},
+    "huge_observation": {},
+    "leak_hidden": {},
+    "native_write": {},
+    "native_socket": {},
+    "native_fork": {},
 }
 # Words no report may carry: a reason that is not the real one.
 FALSE_REASONS = {
@@ -93,21 +123,46 @@ def max_points() -> int:
 
 
 def make_class(root: Path, hostiles: list[str]) -> Path:
-    """ada_reference, bo_skeleton (with a sentinel file) and h_<name> for each hostile."""
+    """ada_reference, bo_skeleton (with a sentinel file) and h_<name> for each hostile. A
+    hostile file that defines ``SETUP(student_dir, repo_root)`` shapes its folder itself
+    (a linked lab folder, say)."""
     samples = sample_submissions()
     students = {s: samples[s][1] for s in ("ada_reference", "bo_skeleton")}
     students.update({f"h_{h}": (HOSTILE / f"{h}.py").read_text() for h in hostiles})
     for student, text in students.items():
         (root / student).mkdir(parents=True)
         (root / student / "strides.py").write_text(text)
+        if "\ndef SETUP(" in text:  # our own sample file: only SETUP runs here
+            namespace: dict[str, Any] = {}
+            exec(compile(text, f"{student}/strides.py", "exec"), namespace)
+            namespace["SETUP"](root / student, REPO)
     (root / "bo_skeleton" / "notes.txt").write_text("a sentinel: no submission may change me\n")
     return root
+
+
+def escape_evidence() -> list[str]:
+    """What an escaped attack leaves where the grader's machine would keep it: marker files
+    in /tmp and /dev/shm, SysV shared memory, and processes still running its code."""
+    found = [str(p) for d in ("/tmp", "/dev/shm") for p in Path(d).glob("*torchlab-escape*")]
+    ipcs = subprocess.run(["ipcs", "-m"], capture_output=True, text=True).stdout
+    found += [f"SysV segment: {line}" for line in ipcs.splitlines()[3:] if line.strip()]
+    for proc in Path("/proc").iterdir():
+        try:
+            cmdline = (proc / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"autograder.worker" in cmdline or b"bwrap" in cmdline.split(b"\0")[0]:
+            found.append(f"process {proc.name}: {cmdline[:80]!r}")
+    return found
 
 
 def snapshot(folder: Path) -> dict[str, tuple[bytes, int]]:
     """Every file under ``folder``: its bytes and modification time."""
     return {
-        str(p.relative_to(folder)): (p.read_bytes(), p.stat().st_mtime_ns)
+        str(p.relative_to(folder)): (
+            os.readlink(p).encode() if p.is_symlink() else p.read_bytes(),
+            p.lstat().st_mtime_ns,
+        )
         for p in sorted(folder.rglob("*"))
         if p.is_file() or p.is_symlink()
     }
@@ -138,23 +193,24 @@ class Graded:
     earlier_before: dict[str, tuple[bytes, int]]
     root_before: list[str]
     seconds: float
+    evidence: list[str]  # what escaped attacks left behind (see escape_evidence)
+    scheduling: tuple[Any, Any]  # the grader's nice value and CPU set, after grading
 
     def data(self, student: str) -> dict[str, Any]:
         return self.reports[(student, "week1")]
 
 
-def grade(root: Path, hostiles: list[str], baseline_out: Path | None = None) -> Graded:
-    """Grade a class of ada, bo and ``hostiles``; the output folder already holds an earlier
-    student's report (copied from ``baseline_out``)."""
+def grade(root: Path, hostiles: list[str], earlier: bool = False) -> Graded:
+    """Grade a class of ada, bo and ``hostiles``. With ``earlier``, the output folder
+    already holds a student graded by an earlier run (the skeleton, as ``zz_earlier``)."""
     subs = make_class(root / "class", hostiles)
     out = root / "out"
-    if baseline_out is not None:
-        saved = json.loads((baseline_out / "students/bo_skeleton/week1.json").read_text())
-        saved["student"] = EARLIER
-        (out / "students" / EARLIER).mkdir(parents=True)
-        (out / "students" / EARLIER / "week1.json").write_text(json.dumps(saved, indent=1))
-        shutil.copy(baseline_out / "students/bo_skeleton/week1.html", out / "students" / EARLIER)
-    earlier_before = snapshot(out / "students" / EARLIER) if baseline_out else {}
+    if earlier:
+        first = root / "earlier"
+        (first / EARLIER).mkdir(parents=True)
+        (first / EARLIER / "strides.py").write_text(sample_submissions()["bo_skeleton"][1])
+        grading.grade_class(first, out, ["week1"], limits=LIMITS, unsafe_no_sandbox=UNSAFE)
+    earlier_before = snapshot(out / "students" / EARLIER) if earlier else {}
     class_before = snapshot(subs)
     root_before = sorted(p.name for p in root.iterdir())
     fresh: set[str] = set()
@@ -164,11 +220,24 @@ def grade(root: Path, hostiles: list[str], baseline_out: Path | None = None) -> 
             fresh.add(student)
 
     started = time.perf_counter()
-    reports = grading.grade_class(subs, out, ["week1"], jobs=2, limits=LIMITS, progress=progress)
+    reports = grading.grade_class(
+        subs, out, ["week1"], jobs=2, limits=LIMITS, progress=progress, unsafe_no_sandbox=UNSAFE
+    )
     seconds = time.perf_counter() - started
     class_after = snapshot(subs)
+    scheduling = (os.getpriority(os.PRIO_PROCESS, 0), os.sched_getaffinity(0))
     return Graded(
-        root, out, reports, fresh, class_before, class_after, earlier_before, root_before, seconds
+        root,
+        out,
+        reports,
+        fresh,
+        class_before,
+        class_after,
+        earlier_before,
+        root_before,
+        seconds,
+        escape_evidence(),
+        scheduling,
     )
 
 
@@ -181,7 +250,8 @@ def baseline(tmp_path_factory) -> Graded:
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory, baseline) -> Graded:
     """Every grouped hostile student, graded once, two at a time, beside ada and bo."""
-    return grade(tmp_path_factory.mktemp("hostile"), GROUPED, baseline.out)
+    assert not escape_evidence(), "clean up before grading: " + "; ".join(escape_evidence())
+    return grade(tmp_path_factory.mktemp("hostile"), GROUPED, earlier=True)
 
 
 def test_baseline(baseline):
@@ -230,8 +300,21 @@ def test_other_students_are_graded_as_if_alone(graded, baseline):
 def test_nothing_is_written_outside_the_output_folder(graded):
     assert graded.class_after == graded.class_before  # bytes and mtimes, sentinel included
     assert sorted(p.name for p in graded.root.iterdir()) == graded.root_before
+    assert not graded.evidence, "left behind: " + "; ".join(graded.evidence)
+
+
+def test_hidden_cases_never_reach_a_student(graded):
+    """leak_hidden copies every hidden name it can find into its public messages."""
+    hidden = [c.name for c in load_week("week1", include_hidden=True) if c.hidden]
+    student = graded.out / "students" / "h_leak_hidden"
+    shown = (student / "week1.html").read_text() + (student / "results.json").read_text()
+    assert hidden and not [name for name in hidden if name in shown]
+
+
+def test_the_grader_keeps_its_priority_and_its_cpus(graded):
+    assert graded.scheduling == (BEFORE_SCHEDULING[0], BEFORE_SCHEDULING[1])
     students = {f"h_{h}" for h in GROUPED} | {"ada_reference", "bo_skeleton", EARLIER}
-    expected = {"gradebook.csv"}
+    expected = {"gradebook.csv", "manifest.json"}
     for s in students - {EARLIER}:
         expected |= {f"students/{s}/{n}" for n in ("week1.json", "week1.html", "results.json")}
     expected |= {f"students/{EARLIER}/{n}" for n in ("week1.json", "week1.html", "results.json")}
@@ -243,7 +326,8 @@ def test_nothing_is_written_outside_the_output_folder(graded):
 def test_gradebook_and_earlier_reports_are_untouched(graded, baseline):
     earlier = graded.out / "students" / EARLIER
     kept = {k: v for k, v in snapshot(earlier).items() if k != "results.json"}
-    assert kept == graded.earlier_before, "an earlier student's saved report changed"
+    before = {k: v for k, v in graded.earlier_before.items() if k != "results.json"}
+    assert kept == before, "an earlier student's saved report changed"
     book = (graded.out / "gradebook.csv").read_text()
     assert book == grading.gradebook_csv(grading.load_reports([graded.out]))
     got, alone = rows(graded.out), rows(baseline.out)
@@ -284,6 +368,7 @@ def test_grader_process_survives_and_stops_it_in_time(tmp_path, baseline, hostil
     cmd = [sys.executable, "-m", "autograder.cli", "grade", str(subs), "--out", str(out)]
     cmd += ["--jobs", "2", "--timeout", f"{LIMITS.case_seconds:g}"]
     cmd += ["--student-timeout", f"{LIMITS.run_seconds:g}", "--memory-mb", str(LIMITS.memory_mb)]
+    cmd += ["--unsafe-no-sandbox"] if UNSAFE else []
     run = subprocess.run(cmd, capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert run.returncode == 0, run.stdout + run.stderr
     assert f"h_{hostile}" in run.stdout and "ada_reference" in run.stdout
