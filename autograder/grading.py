@@ -418,8 +418,9 @@ def grade_class(
     """Grade every student (of this shard) for every week; returns all saved reports.
 
     Submissions run inside bubblewrap (``isolation.py``). Where it cannot run, grading
-    refuses (``GradingRefused``) unless ``unsafe_no_sandbox``: then the audit-hook guard
-    alone stands between the class and the grader, and every report says so."""
+    refuses (``GradingRefused``). ``unsafe_no_sandbox`` grades without it (there, or on
+    purpose, to measure its cost): the audit-hook guard alone then stands between the class
+    and the grader, and every report says so."""
     submissions, out = submissions.resolve(), out.resolve()
     weeks = [get_week(w).name for w in (weeks or list(WEEKS))]
     problem = isolation.bubblewrap_problem()
@@ -435,7 +436,7 @@ def grade_class(
     limits = replace(
         limits or Limits(),
         hide_paths=(str(submissions), str(out)),
-        isolation="none" if problem else "bubblewrap",
+        isolation="none" if unsafe_no_sandbox else "bubblewrap",
     )
     for week in weeks:  # torch's answers once, before any submission runs
         expected_observations(week, load_week(week, include_hidden=True))
@@ -515,7 +516,8 @@ def run_gradescope(root: Path, weeks: list[str] | None, limits: Limits) -> int:
         out = Path(tmp) / "out"
         # Gradescope runs each submission in a container of its own, which is the wall where
         # bubblewrap cannot run there; the results say which isolation held.
-        reports = grade_class(class_dir, out, weeks, jobs=1, limits=limits, unsafe_no_sandbox=True)
+        unsafe = bool(isolation.bubblewrap_problem())
+        reports = grade_class(class_dir, out, weeks, 1, limits=limits, unsafe_no_sandbox=unsafe)
         results = json.loads((out / "students" / "submission" / "results.json").read_text())
         if isolation.bubblewrap_problem():
             results["output"] += " (inside Gradescope's per-submission container)"

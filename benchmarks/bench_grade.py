@@ -22,6 +22,7 @@ import argparse
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -97,6 +98,8 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--n", type=int, default=100)
     parser.add_argument("--nbgrader-n", type=int, default=None)
+    parser.add_argument("--repeat", type=int, default=3, help="warm runs, each way")
+    parser.add_argument("--skip-nbgrader", action="store_true")
     args = parser.parse_args()
     nb_n = args.nbgrader_n or args.n
     with tempfile.TemporaryDirectory(prefix="torchlab-bench-") as tmp:
@@ -105,16 +108,34 @@ def main() -> None:
         files = build_class(root, args.n)
         cmd = [sys.executable, "-m", "autograder.cli", "grade", str(root / "class")]
         ours = run([*cmd, "--week", "week1", "--jobs", "2", "--out", str(root / "grades")])
-        warm = run([*cmd, "--week", "week1", "--jobs", "2", "--out", str(root / "grades2")])
-        course = nbgrader_course(root, files[:nb_n])
-        theirs = run(["nbgrader", "autograde", "week1", "--force"], cwd=course) * args.n / nb_n
+        # Warm runs, alternating: inside bubblewrap, and behind the in-process guard alone.
+        times: dict[str, list[float]] = {"bubblewrap": [], "guard only": []}
+        for k in range(args.repeat):
+            for label, extra in (("bubblewrap", []), ("guard only", ["--unsafe-no-sandbox"])):
+                out = str(root / f"grades-{label[0]}{k}")
+                times[label].append(
+                    run([*cmd, "--week", "week1", "--jobs", "2", "--out", out, *extra])
+                )
+        warm = statistics.median(times["bubblewrap"])
+        bare = statistics.median(times["guard only"])
+        theirs = float("nan")
+        if not args.skip_nbgrader:
+            course = nbgrader_course(root, files[:nb_n])
+            theirs = run(["nbgrader", "autograde", "week1", "--force"], cwd=course)
+            theirs *= args.n / nb_n
     print(f"submissions: {args.n} (week 1), 2 cores")
     print(
         f"torchlab grade --jobs 2, cold oracle cache: {ours:7.1f} s  ({ours / args.n:.3f} s each)"
     )
     print(
-        f"torchlab grade --jobs 2, warm oracle cache: {warm:7.1f} s  ({warm / args.n:.3f} s each)"
+        f"torchlab grade --jobs 2, warm, bubblewrap:  {warm:7.1f} s  ({warm / args.n:.3f} s each)"
+        f"  median of {args.repeat}"
     )
+    print(
+        f"torchlab grade --jobs 2, warm, guard only:  {bare:7.1f} s  ({bare / args.n:.3f} s each)"
+        f"  median of {args.repeat}"
+    )
+    print(f"sandbox cost: {(warm - bare) / args.n * 1000:+.0f} ms per submission-week")
     scaled = "" if nb_n == args.n else f" (measured on {nb_n}, scaled)"
     print(
         f"nbgrader autograde:                        {theirs:7.1f} s  "

@@ -61,7 +61,8 @@ def probe(tmp_path: Path, hidden: bool = False) -> dict:
         str(REPO_ROOT / ".git"),
         str(cache_dir()),
         str(tmp_path),
-        "/etc/passwd",
+        "/etc/shadow",
+        "/etc/hostname",
         "/var",
         "/home/student/../../etc/shadow",
     ]
