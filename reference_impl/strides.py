@@ -13,8 +13,9 @@ This module never imports torch: NumPy only holds the flat storage.
 
 The exercises ("Task 1.x" in a docstring; each may span several functions):
   1.1 contiguous_strides            1.8  expand, infer_expand_geometry, infer_broadcast_size,
-  1.2 element_offsets                    broadcast_shapes
-  1.3 is_contiguous,                1.9  unfold, as_strided, compute_storage_nbytes
+  1.2 element_offsets,                   broadcast_shapes
+      compute_storage_nbytes        1.9  unfold, as_strided
+  1.3 is_contiguous,
       is_non_overlapping_and_dense  1.10 contiguous, reshape, clone, reorder_dimensions,
   1.4 view, infer_size,                  infer_dense_strides
       compute_stride                1.11 + - *: result_type, compute_output_strides, binary_op
@@ -155,7 +156,7 @@ def _unpack_slice(s: slice) -> tuple[int | None, int | None, int]:
     return start, stop, 1 if step is None else step
 
 
-# === Tasks 1.1 and 1.2: the two formulas everything else is built on ==============================
+# === Tasks 1.1 and 1.2: the formulas everything else is built on ==============================
 
 
 def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
@@ -186,6 +187,29 @@ def element_offsets(shape: Sequence[int], stride: Sequence[int], storage_offset:
         # Add one dim at a time: broadcasting an index column against the offsets so far.
         offsets = offsets[..., None] + np.arange(size, dtype=np.int64) * step
     return offsets
+    ### END SOLUTION
+
+
+def compute_storage_nbytes(size: Sequence[int], stride: Sequence[int], itemsize: int) -> int:
+    """Task 1.2: bytes needed to hold the element with the largest offset (offset 0 view).
+
+    The offset formula read backwards: the last element sits at sum((size - 1) * stride), so a
+    storage of that many elements plus one holds every element. ``empty_strided`` and
+    ``as_strided`` use it to size and to bounds-check a layout.
+
+    aten/src/ATen/EmptyTensor.cpp: computeStorageNbytes: (1 + sum((size - 1) * stride)) *
+    itemsize, or 0 if any size is 0. torch computes in unsigned 64-bit ints, so a negative
+    (size - 1) * stride shows up as an overflow.
+    """
+    ### BEGIN SOLUTION
+    if any(s == 0 for s in size):
+        return 0
+    if any((s - 1) * st < 0 for s, st in zip(size, stride, strict=True)):
+        raise RuntimeError(
+            f"Storage size calculation overflowed with sizes={list(size)} and "
+            f"strides={list(stride)}"
+        )
+    return (1 + sum((s - 1) * st for s, st in zip(size, stride, strict=True))) * itemsize
     ### END SOLUTION
 
 
@@ -1044,28 +1068,6 @@ def broadcast_shapes(*shapes: int | Sequence[int]) -> Size:
                     f"should be broadcastable to {common}"
                 )
     return Size(common)
-    ### END SOLUTION
-
-
-# === Task 1.9 (continued): how much storage a layout needs ========================================
-
-
-def compute_storage_nbytes(size: Sequence[int], stride: Sequence[int], itemsize: int) -> int:
-    """Task 1.9: bytes needed to hold the element with the largest offset (offset 0 view).
-
-    aten/src/ATen/EmptyTensor.cpp: computeStorageNbytes: (1 + sum((size - 1) * stride)) *
-    itemsize, or 0 if any size is 0. torch computes in unsigned 64-bit ints, so a negative
-    (size - 1) * stride shows up as an overflow.
-    """
-    ### BEGIN SOLUTION
-    if any(s == 0 for s in size):
-        return 0
-    if any((s - 1) * st < 0 for s, st in zip(size, stride, strict=True)):
-        raise RuntimeError(
-            f"Storage size calculation overflowed with sizes={list(size)} and "
-            f"strides={list(stride)}"
-        )
-    return (1 + sum((s - 1) * st for s, st in zip(size, stride, strict=True))) * itemsize
     ### END SOLUTION
 
 

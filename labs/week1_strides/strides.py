@@ -17,8 +17,9 @@ This module never imports torch: NumPy only holds the flat storage.
 
 The exercises ("Task 1.x" in a docstring; each may span several functions):
   1.1 contiguous_strides            1.8  expand, infer_expand_geometry, infer_broadcast_size,
-  1.2 element_offsets                    broadcast_shapes
-  1.3 is_contiguous,                1.9  unfold, as_strided, compute_storage_nbytes
+  1.2 element_offsets,                   broadcast_shapes
+      compute_storage_nbytes        1.9  unfold, as_strided
+  1.3 is_contiguous,
       is_non_overlapping_and_dense  1.10 contiguous, reshape, clone, reorder_dimensions,
   1.4 view, infer_size,                  infer_dense_strides
       compute_stride                1.11 + - *: result_type, compute_output_strides, binary_op
@@ -159,7 +160,7 @@ def _unpack_slice(s: slice) -> tuple[int | None, int | None, int]:
     return start, stop, 1 if step is None else step
 
 
-# === Tasks 1.1 and 1.2: the two formulas everything else is built on ==============================
+# === Tasks 1.1 and 1.2: the formulas everything else is built on ==============================
 
 
 def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
@@ -180,6 +181,20 @@ def element_offsets(shape: Sequence[int], stride: Sequence[int], storage_offset:
     storage_offset; TensorIterator walks them in aten/src/ATen/TensorIterator.cpp).
     """
     raise NotImplementedError("element_offsets (Task 1.2)")
+
+
+def compute_storage_nbytes(size: Sequence[int], stride: Sequence[int], itemsize: int) -> int:
+    """Task 1.2: bytes needed to hold the element with the largest offset (offset 0 view).
+
+    The offset formula read backwards: the last element sits at sum((size - 1) * stride), so a
+    storage of that many elements plus one holds every element. ``empty_strided`` and
+    ``as_strided`` use it to size and to bounds-check a layout.
+
+    aten/src/ATen/EmptyTensor.cpp: computeStorageNbytes: (1 + sum((size - 1) * stride)) *
+    itemsize, or 0 if any size is 0. torch computes in unsigned 64-bit ints, so a negative
+    (size - 1) * stride shows up as an overflow.
+    """
+    raise NotImplementedError("compute_storage_nbytes (Task 1.2)")
 
 
 # === The Tensor ===================================================================================
@@ -607,19 +622,6 @@ def broadcast_shapes(*shapes: int | Sequence[int]) -> Size:
     1-d shape; no shapes gives ().
     """
     raise NotImplementedError("broadcast_shapes (Task 1.8)")
-
-
-# === Task 1.9 (continued): how much storage a layout needs ========================================
-
-
-def compute_storage_nbytes(size: Sequence[int], stride: Sequence[int], itemsize: int) -> int:
-    """Task 1.9: bytes needed to hold the element with the largest offset (offset 0 view).
-
-    aten/src/ATen/EmptyTensor.cpp: computeStorageNbytes: (1 + sum((size - 1) * stride)) *
-    itemsize, or 0 if any size is 0. torch computes in unsigned 64-bit ints, so a negative
-    (size - 1) * stride shows up as an overflow.
-    """
-    raise NotImplementedError("compute_storage_nbytes (Task 1.9)")
 
 
 # === Task 1.10 (continued): which layout a new tensor gets ========================================
