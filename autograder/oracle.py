@@ -62,8 +62,13 @@ def cache_key(week: str) -> str:
         h.update((AUTOGRADER_DIR / name).read_bytes())
     for mod in case_modules(week):
         spec = importlib.util.find_spec(mod)
-        if spec is not None and spec.origin:
-            h.update(Path(spec.origin).read_bytes())
+        if spec is None or not spec.origin:
+            continue
+        files = [Path(spec.origin)]
+        if spec.submodule_search_locations:  # a package: every module in it holds cases
+            files = sorted(Path(spec.origin).parent.rglob("*.py"))
+        for path in files:
+            h.update(path.name.encode() + path.read_bytes())
     return h.hexdigest()[:20]
 
 

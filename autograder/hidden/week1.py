@@ -11,7 +11,7 @@ from typing import Any
 
 from autograder import attempt, case, observe, property_case, shares_storage
 from autograder.observe import raised
-from autograder.weeks.week1 import _fmt_shape, _guard, _prod
+from autograder.weeks.week1.common import _fmt_shape, _guard, _prod
 
 W = "week1"
 
