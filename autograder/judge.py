@@ -47,14 +47,20 @@ def _fmt(v: Any) -> str:
 
 
 def _what(obs: Observation) -> str:
-    """How to name what a side produced: 'a tensor', 'list [1, 2]', 'raised IndexError'."""
-    if isinstance(obs, dict) and obs.get("kind") == "tensor":
+    """How to name what a side produced, in words: 'a tensor', 'list [1, 2]', 'raised
+    IndexError', 'named results (x, x.t())'. Never a raw dictionary."""
+    kind = obs.get("kind") if isinstance(obs, dict) else None
+    if kind == "tensor":
         return "a tensor"
-    if isinstance(obs, dict) and obs.get("kind") == "value":
+    if kind == "value":
         value = obs["value"]
         return f"{obs['type']} {_fmt(value) if obs['type'] == 'tuple' else _short(value)}"
-    if isinstance(obs, dict) and obs.get("kind") == "raised":
+    if kind == "raised":
         return f"raised {obs['type']}"
+    if isinstance(obs, dict):
+        return f"named results ({_short(', '.join(map(str, obs)))})"
+    if isinstance(obs, list):
+        return f"a list of {len(obs)} results"
     return _fmt(obs)
 
 
@@ -62,34 +68,59 @@ def _at(path: str, text: str) -> str:
     return f"{path}: {text}" if path else text
 
 
+def _facts(obs: dict) -> str:
+    return ", ".join(map(str, obs.get("facts", []))) or "no numbers"
+
+
 def _compare(exp: Observation, act: Observation, path: str) -> None:
     act_kind = act.get("kind") if isinstance(act, dict) else None
     exp_kind = exp.get("kind") if isinstance(exp, dict) else None
+    reading = act_kind == "raised" and act.get("during") == "reading"
     if act_kind == "raised" and act["type"] == "NotImplementedError":
         if not (exp_kind == "raised" and exp["type"] == "NotImplementedError"):
-            raise _Difference(_at(path, f"not implemented yet: {act['message']}"), NOT_IMPLEMENTED)
+            needed = " (needed to read your result)" if reading else ""
+            message = f"not implemented yet{needed}: {act['message']}"
+            raise _Difference(_at(path, message), NOT_IMPLEMENTED)
     if exp_kind == "raised":
+        torch_says = f"torch raises {exp['type']} here ({exp['message']})"
         if act_kind != "raised":
+            plain = act_kind == "value" and act.get("value") is not None
+            returned = f" (it returned {_what(act)})" if plain else ""
+            raise _Difference(_at(path, f"{torch_says}; yours did not raise{returned}"))
+        if reading:
             raise _Difference(
                 _at(
                     path,
-                    f"torch raises {exp['type']} here ({exp['message']}), "
-                    f"yours returned {_what(act)}",
+                    f"{torch_says}; yours did not raise, and reading its result raised "
+                    f"{act['type']}: {act['message']}",
                 )
             )
         if act["type"] != exp["type"]:
             raise _Difference(
+                _at(path, f"{torch_says}; yours raised {act['type']}: {act['message']}")
+            )
+        if "facts" in exp and exp["facts"] != act.get("facts", []):
+            raise _Difference(
                 _at(
                     path,
-                    f"torch raises {exp['type']} here ({exp['message']}), "
-                    f"yours raised {act['type']}: {act['message']}",
+                    f"torch's {exp['type']} names {_facts(exp)} ({exp['message']}); "
+                    f"yours names {_facts(act)}: {act['message']}",
                 )
             )
         return
     if act_kind == "raised":
+        if reading:
+            raise _Difference(
+                _at(
+                    path,
+                    f"torch gives {_what(exp)} here; your op returned, but reading its result "
+                    f"raised {act['type']}: {act['message']}",
+                )
+            )
         raise _Difference(
             _at(
-                path, f"torch gives {_what(exp)} here, yours raised {act['type']}: {act['message']}"
+                path,
+                f"torch gives {_what(exp)} here; your op raised {act['type']}: {act['message']}",
             )
         )
     if exp_kind == "tensor":
@@ -102,8 +133,8 @@ def _compare(exp: Observation, act: Observation, path: str) -> None:
         ):
             raise _Difference(_at(path, f"torch gives {_what(exp)}, yours gives {_what(act)}"))
     elif isinstance(exp, dict) and exp_kind is None:
-        if not isinstance(act, dict):
-            raise _Difference(_at(path, f"expected named results, got {_what(act)}"))
+        if not isinstance(act, dict) or act_kind is not None:
+            raise _Difference(_at(path, f"torch gives {_what(exp)}, yours gives {_what(act)}"))
         for key, sub in exp.items():
             if key not in act:
                 raise _Difference(_at(path, f"{key}: missing from your results"))
@@ -116,7 +147,7 @@ def _compare(exp: Observation, act: Observation, path: str) -> None:
 
 def _compare_list(exp: list, act: Any, path: str) -> None:
     if not isinstance(act, list):
-        raise _Difference(_at(path, f"expected a list of results, got {_what(act)}"))
+        raise _Difference(_at(path, f"torch gives {_what(exp)}, yours gives {_what(act)}"))
     examples = bool(exp) and all(isinstance(e, dict) and "example" in e for e in exp)
     if len(exp) != len(act):
         raise _Difference(_at(path, f"torch gives {len(exp)} results, yours gives {len(act)}"))

@@ -8,6 +8,7 @@ share (``shape``, ``stride()``, ``storage_offset()``, ``is_contiguous()``, ``tol
 from __future__ import annotations
 
 import builtins
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -81,10 +82,26 @@ def error_kind(exc: BaseException) -> str:
     return type(exc).__name__
 
 
-def raised(exc: BaseException) -> Observation:
-    """An error is an observation too: where torch raises, the engine must raise the same kind."""
+def message_facts(message: str) -> list[int]:
+    """The numbers an error message names (the index, the dimension, the sizes), sorted.
+
+    ``"index 9 is out of bounds for dimension 1 with size 4"`` -> ``[1, 4, 9]``. The judge
+    compares these, not the wording: a message may say it differently, but it must name the
+    same index, dimension and sizes torch names.
+    """
+    return sorted(int(n) for n in re.findall(r"(?<![\w.])-?\d+", message))
+
+
+def raised(exc: BaseException, during: str = "") -> Observation:
+    """An error is an observation too: where torch raises, the engine must raise the same kind,
+    naming the same numbers. ``during="reading"``: the operation returned, but reading its
+    result (``tolist()``, ``stride()``...) raised."""
     message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-    return {"kind": "raised", "type": error_kind(exc), "message": message[:300]}
+    obs = {"kind": "raised", "type": error_kind(exc), "message": message[:300]}
+    obs["facts"] = message_facts(message)
+    if during:
+        obs["during"] = during
+    return obs
 
 
 def attempt(fn: Callable[[], Any], **observe_kwargs: Any) -> Observation:
@@ -100,7 +117,7 @@ def attempt(fn: Callable[[], Any], **observe_kwargs: Any) -> Observation:
     try:
         return observe(result, **observe_kwargs)
     except Exception as exc:  # noqa: BLE001 - observing can hit an unfinished method
-        return raised(exc)
+        return raised(exc, during="reading")
 
 
 def shares_storage(a: Any, b: Any) -> bool:

@@ -1,6 +1,9 @@
 """The judge's words: each kind of difference is explained the way the issue promises."""
 
+import builtins
+
 from autograder.judge import FAIL, NOT_IMPLEMENTED, PASS, judge
+from autograder.observe import raised as observed
 
 
 def tensor(**fields):
@@ -16,8 +19,9 @@ def tensor(**fields):
     return {**base, **fields}
 
 
-def raised(kind, message="boom"):
-    return {"kind": "raised", "type": kind, "message": message}
+def raised(kind, message="boom", during=""):
+    """What a case records when an op raises ``kind`` (a builtin exception's name)."""
+    return observed(getattr(builtins, kind)(message), during=during)
 
 
 def test_equal_observations_pass():
@@ -33,7 +37,50 @@ def test_stride_difference_names_both_sides():
 def test_torch_raises_engine_returns():
     v = judge(raised("RuntimeError", "view size is not compatible"), tensor())
     assert v.message == (
-        "torch raises RuntimeError here (view size is not compatible), yours returned a tensor"
+        "torch raises RuntimeError here (view size is not compatible); yours did not raise"
+    )
+
+
+def test_a_write_that_should_raise_is_not_said_to_return_anything():
+    """``x[5] = 1`` gives named results (x, x.t()) when it wrongly succeeds: never a raw dict."""
+    v = judge(
+        {"x[5] = 1": raised("IndexError", "index 5 is out of bounds for dimension 0 with size 3")},
+        {"x[5] = 1": {"x": tensor(), "x.t()": tensor()}},
+    )
+    assert v.message.endswith("; yours did not raise")
+    assert "{" not in v.message
+
+
+def test_named_results_against_a_tensor_are_named_in_words():
+    v = judge(tensor(), {"x": tensor(), "x.t()": tensor()})
+    assert v.message == "torch returns a tensor here, yours returned named results (x, x.t())"
+
+
+def test_error_messages_must_name_torchs_numbers():
+    torch_side = raised("IndexError", "index 9 is out of bounds for dimension 1 with size 4")
+    reworded = raised("IndexError", "dim 1 has size 4, so index 9 is too big")
+    assert judge(torch_side, reworded).status == PASS
+    wrong_dim = raised("IndexError", "index 9 is out of bounds for dimension 0 with size 4")
+    v = judge(torch_side, wrong_dim)
+    assert v.status == FAIL
+    assert v.message.startswith("torch's IndexError names 1, 4, 9 (index 9 is out")
+    assert "yours names 0, 4, 9" in v.message
+    literal = raised("IndexError", "index out of range for a tensor with {ndim} dims")
+    assert "yours names no numbers" in judge(torch_side, literal).message
+
+
+def test_op_raised_and_reading_failed_are_told_apart():
+    v = judge(tensor(), raised("RuntimeError", "bad view"))
+    assert v.message == "torch gives a tensor here; your op raised RuntimeError: bad view"
+    v = judge(tensor(), raised("RuntimeError", "bad strides", during="reading"))
+    assert v.message == (
+        "torch gives a tensor here; your op returned, but reading its result raised "
+        "RuntimeError: bad strides"
+    )
+    v = judge(tensor(), raised("NotImplementedError", "Tensor.is_contiguous (Task 1.3)", "reading"))
+    assert v.status == NOT_IMPLEMENTED
+    assert v.message == (
+        "not implemented yet (needed to read your result): Tensor.is_contiguous (Task 1.3)"
     )
 
 
