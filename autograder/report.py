@@ -8,6 +8,8 @@ import textwrap
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from autograder.cases import task_key
+
 PASS = "pass"
 # Every status a case can end with, worst news last.
 STATUSES = [PASS, "fail", "not implemented", "error", "timeout", "crash"]
@@ -17,6 +19,19 @@ def printable(text: object) -> str:
     """Text from submitted code, made safe for a terminal: one line, no control characters
     (an escape sequence could otherwise rewrite other students' lines)."""
     return "".join(ch for ch in " ".join(str(text).split()) if ch.isprintable())
+
+
+def task_span(tasks: list[str]) -> str:
+    """Tasks as runs, the way a reader scans them: ["1.1", "1.2", "1.3", "1.9"] -> "1.1-1.3,1.9"."""
+    runs: list[list[str]] = []
+    for t in sorted(set(tasks), key=task_key):
+        if runs:
+            last = task_key(runs[-1][-1])
+            if task_key(t)[:-1] == last[:-1] and task_key(t)[-1] == last[-1] + 1:
+                runs[-1].append(t)
+                continue
+        runs.append([t])
+    return ",".join(r[0] if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
 
 
 @dataclass
@@ -33,10 +48,23 @@ class CaseResult:
     hidden: bool = False
     seconds: float = 0.0
     output: str = ""  # what the engine printed during the case
+    blame: str = ""  # the task to look at first when the case fails ("1.4"), if known
 
     @property
     def earned(self) -> int:
         return self.points if self.status == PASS else 0
+
+    @property
+    def own_task(self) -> str:
+        """The latest task the case needs: the one whose work it checks once earlier ones pass."""
+        return max(self.tasks, key=task_key) if self.tasks else ""
+
+
+def blame_line(r: CaseResult) -> str:
+    """Where to look first, in words (the runner decided which task; see runner.assign_blame)."""
+    if r.blame == r.own_task:
+        return f"look first at Task {r.blame}: the earlier tasks' own cases pass"
+    return f"look first at Task {r.blame}: its own cases fail too, and this case needs it"
 
 
 @dataclass
@@ -60,6 +88,18 @@ class Report:
     @property
     def passed(self) -> bool:
         return bool(self.results) and all(r.status == PASS for r in self.results)
+
+    def task_progress(self) -> dict[str, tuple[int, int]]:
+        """``{task: (passed, total)}`` over each task's own cases (those it completes), in task
+        order. A task is done when all its own cases pass: the CLI's progress, the notebook's
+        progress list and the grader's per-task feedback all read it from here."""
+        out: dict[str, list[int]] = {}
+        for r in self.results:
+            if r.own_task and not r.hidden:
+                tally = out.setdefault(r.own_task, [0, 0])
+                tally[0] += r.status == PASS
+                tally[1] += 1
+        return {t: (out[t][0], out[t][1]) for t in sorted(out, key=task_key)}
 
     def counts(self) -> dict[str, int]:
         out = {s: 0 for s in STATUSES}
@@ -93,6 +133,7 @@ class Report:
             if r.hidden:
                 r.name = f"hidden case {len([x for x in results if x.hidden]) + 1}"
                 r.message = "" if r.status == PASS else "a hidden case: its details are not shown"
+                r.blame = ""
                 r.output = ""
             results.append(r)
         return Report(self.title, self.impl, results, list(self.problems), self.isolation)
@@ -112,14 +153,14 @@ class Report:
             return f"\033[{code}m{text}\033[0m"
 
         width = max([len(r.name) for r in self.results] + [4])
-        twidth = 5
+        twidth = max([len(task_span(r.tasks)) for r in self.results] + [5])
         lines = [f"{self.title}  (engine: {self.impl})"]
         lines += [f"  ! {printable(p)}" for p in self.problems]
-        lines.append(f"  {'case':<{width}}  {'task':<{twidth}} {'points':>6}  result")
+        lines.append(f"  {'case':<{width}}  {'tasks':<{twidth}} {'points':>6}  result")
         for r in self.results:
             pts = f"{r.earned}/{r.points}"
             label = r.status if r.status == PASS else r.status.upper()
-            tasks = r.tasks[-1] if r.tasks else ""  # the task that completes the case
+            tasks = task_span(r.tasks)  # every task the case checks, as pytest shows them
             lines.append(
                 f"  {r.name:<{width}}  {tasks:<{twidth}} {pts:>6}  {paint(label, r.status)}"
             )
@@ -127,6 +168,8 @@ class Report:
                 lines += textwrap.wrap(
                     printable(r.message), 96, initial_indent=" " * 6, subsequent_indent=" " * 8
                 )
+            if r.blame and r.status != PASS:
+                lines.append(" " * 6 + printable(blame_line(r)))
             if show_output and r.output and r.status != PASS:
                 printed = r.output.splitlines()[-10:]
                 lines += ["      printed:"] + [f"        {printable(ln)}" for ln in printed]
@@ -140,15 +183,17 @@ class Report:
         for r in self.results:
             col = colors.get(r.status, "#cf222e")
             msg = html.escape(r.message) if r.status != PASS else ""
+            if r.blame and r.status != PASS:
+                msg += f"<br><i>{html.escape(blame_line(r))}</i>"
             rows.append(
                 f"<tr><td><code>{html.escape(r.name)}</code></td>"
-                f"<td>{html.escape(r.tasks[-1] if r.tasks else '')}</td>"
+                f"<td>{html.escape(task_span(r.tasks))}</td>"
                 f"<td style='text-align:right'>{r.earned}/{r.points}</td>"
                 f"<td style='color:{col};font-weight:bold'>{html.escape(r.status)}</td>"
                 f"<td style='text-align:left'>{msg}</td></tr>"
             )
         problems = "".join(f"<p style='color:#cf222e'>{html.escape(p)}</p>" for p in self.problems)
-        head = "<tr><th>case</th><th>task</th><th>points</th><th>result</th><th>details</th></tr>"
+        head = "<tr><th>case</th><th>tasks</th><th>points</th><th>result</th><th>details</th></tr>"
         return (
             f"<div class='torchlab-report'><h4>{html.escape(self.title)}</h4>{problems}"
             f"<table>{head}{''.join(rows)}</table>"

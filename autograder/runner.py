@@ -68,7 +68,7 @@ def resolve_impl(week: Week, impl: str) -> Path:
     """
     filename = f"{week.module}.py"
     if impl == "lab":
-        return REPO_ROOT / "labs" / week.folder / filename
+        return find_lab(week)
     if impl == "reference":
         return REPO_ROOT / "reference_impl" / filename
     path = Path(impl).expanduser().resolve()
@@ -80,6 +80,22 @@ def resolve_impl(week: Week, impl: str) -> Path:
     return path
 
 
+def find_lab(week: Week, start: Path | None = None) -> Path:
+    """The lab file the learner is working in: the current folder's own ``strides.py`` (a
+    notebook runs in its lab folder), else ``labs/<folder>/`` in the current folder or the
+    nearest one above it (a course copy). Never the copy beside wherever torchlab was
+    installed: that may be somebody else's work."""
+    filename = f"{week.module}.py"
+    here = (start or Path.cwd()).resolve()
+    if (here / filename).exists():
+        return here / filename
+    for folder in (here, *here.parents):
+        candidate = folder / "labs" / week.folder / filename
+        if candidate.exists():
+            return candidate
+    return here / "labs" / week.folder / filename  # reported as "cannot find", with the path
+
+
 def run_week(
     week: str,
     impl: str = "lab",
@@ -89,20 +105,23 @@ def run_week(
 ) -> Report:
     """Check one week's cases against an engine and return the report.
 
-    ``select_cases`` keeps cases whose name contains one of the strings, or that a task given
-    as "1.4" completes (the latest task the case needs).
+    ``select_cases`` keeps cases whose name contains one of the strings, or that check a task
+    given as "1.4" (any task the case needs: cases that also need later tasks say "not
+    implemented" until those are written).
     """
     limits = limits or Limits()
     w = get_week(week)
     cases = [c for c in load_week(w.name, include_hidden) if _selected(c, select_cases)]
     path = resolve_impl(w, impl)
-    report = Report(f"{w.name}: {w.title}", _display(path))
+    report = Report(f"{w.name}: {w.title}", str(path))  # absolute: no doubt which copy
     report.isolation = isolation_for(limits)
     if impl == "reference" and not path.exists():
         report.problems.append("this copy of the course has no reference engine")
     expected = expected_observations(w.name, cases)
     if not path.exists():
-        problem = f"cannot find {_display(path)}: is the file there, with this name?"
+        problem = f"cannot find {path}: is the file there, with this name?"
+        if impl == "lab":
+            problem += " (run from your lab folder or your course folder, or pass the file)"
         report.problems.append(problem)
         outcomes: dict[str, dict[str, Any]] = {
             c.id: {"status": "error", "message": problem} for c in cases
@@ -124,18 +143,36 @@ def run_week(
                 )
     for c in cases:
         report.results.append(_result(c, expected[c.id]["expected"], outcomes[c.id]))
+    assign_blame(report.results)
     return report
 
 
+def assign_blame(results: list[CaseResult]) -> None:
+    """Name the task to look at first for each failing case, where the run can tell.
+
+    Walk the case's tasks in order and stop at the first whose own cases (those it
+    completes) failed in this run: that task gave a wrong answer somewhere this case relies
+    on. A task none of whose own cases ran here says nothing, so the walk gives up there
+    (``-k`` may have left them out). A case whose earlier tasks all pass blames its own task.
+    """
+    own: dict[str, list[str]] = {}
+    for r in results:
+        if r.own_task and not r.hidden:
+            own.setdefault(r.own_task, []).append(r.status)
+    for r in results:
+        if r.status in (PASS, NOT_IMPLEMENTED, "error"):
+            continue
+        for task in sorted(r.tasks, key=task_key):
+            statuses = own.get(task) if task != r.own_task else [r.status]
+            if statuses is None:
+                break
+            if any(status != PASS for status in statuses):
+                r.blame = task
+                break
+
+
 def _selected(c: Case, wanted: list[str] | None) -> bool:
-    return not wanted or any(w == c.completed_by or w in c.name for w in wanted)
-
-
-def _display(path: Path) -> str:
-    try:
-        return str(path.relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)
+    return not wanted or any(w in c.tasks or w in c.name for w in wanted)
 
 
 def _result(c: Case, expected: Any, outcome: dict[str, Any]) -> CaseResult:
