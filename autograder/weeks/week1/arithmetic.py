@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from autograder import attempt, case, shares_storage
+from autograder.observe import dtype_name
 from autograder.weeks.week1.common import (
     W,
     _values_only,
+    value,
 )
 
 # --- Task 1.11: elementwise arithmetic with broadcasting ------------------------------------
@@ -67,6 +69,35 @@ def arithmetic_result_layout(lib):
         ),
         "zeros(3, 1).expand(3, 4).t() + 1": attempt(lambda: lib.zeros(3, 1).expand(3, 4).t() + 1),
     }
+
+
+@case(W, points=2, tasks=("1.1", "1.11"))
+def task_1_11_result_type(lib):
+    """result_type(a, b): categories first (bool < integer < floating), then size, and a 0-d
+    tensor or Python scalar only counts when it is of a higher category."""
+    i = lib.arange(3)
+    f = lib.arange(3, dtype=lib.float32)
+    d = lib.arange(3, dtype=lib.float64)
+    b = lib.tensor([True, False, True])
+    pairs = {
+        "int64, float32": (i, f),
+        "float32, float64": (f, d),
+        "bool, int64": (b, i),
+        "int64, 2.5": (i, 2.5),
+        "float32, 2": (f, 2),
+        "bool, True": (b, True),
+        "bool, 3": (b, 3),
+        "int64, True": (i, True),
+        "float32, tensor(2.5, float64)": (f, lib.tensor(2.5, dtype=lib.float64)),
+        "int64, tensor(2.5)": (i, lib.tensor(2.5)),
+        "bool, tensor(7)": (b, lib.tensor(7)),
+        "tensor(1), tensor(2.5, float64)": (lib.tensor(1), lib.tensor(2.5, dtype=lib.float64)),
+        "2, 2.5": (2, 2.5),
+    }
+    out = {"arange(3).dtype": value(lambda: dtype_name(i))}
+    for name, (x, y) in pairs.items():
+        out[f"result_type({name})"] = value(lambda x=x, y=y: dtype_name(lib.result_type(x, y)))
+    return out
 
 
 @case(W, points=2, tasks=("1.1", "1.2", "1.3", "1.8", "1.10", "1.11"))

@@ -7,9 +7,36 @@ from autograder import attempt, case, observe, shares_storage
 from autograder.weeks.week1.common import (
     W,
     _guard,
+    value,
 )
 
 # --- Task 1.10: contiguous, reshape, clone --------------------------------------------------
+
+
+@case(W, points=2, tasks=("1.1", "1.2", "1.3", "1.4", "1.10"))
+def task_1_10_copies_of_strided_layouts(lib):
+    """clone keeps a dense layout's dim order and packs any other (infer_dense_strides);
+    contiguous and reshape give row-major copies, or self / a view when they can."""
+    out = {"arange(6)": observe(lib.arange(6))}
+    layouts = [
+        ((2, 3), (1, 2)),
+        ((3, 2, 4), (4, 12, 1)),
+        ((2, 3), (4, 1)),
+        ((3, 4), (0, 1)),
+        ((2, 2), (1, 1)),
+        ((2, 3, 4), (1, 8, 2)),
+        ((4,), (2,)),
+        ((2, 1, 3), (3, 999, 1)),
+        ((0, 3), (7, 5)),
+    ]
+    for size, stride in layouts:
+        t = lib.empty_strided(size, stride)
+        name = f"empty_strided({size}, {stride})"
+        out[f"{name}.clone()"] = attempt(t.clone, values=False)
+        out[f"{name}.contiguous()"] = attempt(t.contiguous, values=False)
+        out[f"{name}.reshape(-1)"] = attempt(lambda t=t: t.reshape(-1), values=False)
+        out[f"{name}.contiguous() is itself"] = value(lambda t=t: t.contiguous() is t)
+    return out
 
 
 @case(W, points=3, tasks=("1.1", "1.2", "1.3", "1.4", "1.5", "1.6", "1.9", "1.10"))

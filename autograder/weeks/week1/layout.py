@@ -7,9 +7,78 @@ from autograder.weeks.week1.common import (
     W,
     _fmt_shape,
     _prod,
+    value,
 )
 
 # --- Task 1.1 / 1.2 / 1.3: a fresh tensor, its strides, its values --------------------------
+
+
+# Shapes whose row-major strides hold every rule of Task 1.1: size-1 and size-0 dims, 0-d.
+_SHAPES = [(2, 3, 4), (5,), (), (1, 1), (2, 1, 3), (4, 0, 3), (0,), (3, 1, 1, 2), (2, 0, 0)]
+
+# (size, stride, storage offset) layouts no view op is needed to build: transposed, padded,
+# stepped, expanded (stride 0), overlapping, zero-size and 0-d.
+_LAYOUTS = [
+    ((2, 3), (3, 1), 0),
+    ((3, 2), (1, 3), 0),
+    ((2, 3), (4, 1), 1),
+    ((4,), (2,), 3),
+    ((3, 4), (0, 1), 0),
+    ((2, 2), (1, 1), 0),
+    ((2, 1, 3), (3, 999, 1), 0),
+    ((0, 3), (7, 5), 2),
+    ((), (), 5),
+    ((2, 3, 4), (1, 8, 2), 0),
+]
+
+
+@case(W, points=1, tasks="1.1")
+def task_1_1_contiguous_strides(lib):
+    """contiguous_strides(shape) is what a fresh torch tensor of that shape has."""
+    out = {"arange(6).stride()": value(lambda: lib.arange(6).stride())}
+    for shape in _SHAPES:
+        out[f"contiguous_strides({shape})"] = value(lambda s=shape: lib.contiguous_strides(s))
+        out[f"zeros{_fmt_shape(shape)}.stride()"] = value(lambda s=shape: lib.zeros(s).stride())
+    return out
+
+
+@case(W, points=2, tasks=("1.1", "1.2"))
+def task_1_2_element_offsets_and_storage_size(lib):
+    """element_offsets(shape, stride, offset) names the storage element each index reads, and
+    compute_storage_nbytes(size, stride, itemsize) how many bytes hold the farthest one."""
+    out = {"arange(6).tolist()": value(lambda: lib.arange(6).tolist())}
+    for size, stride, offset in _LAYOUTS:
+        out[f"element_offsets({size}, {stride}, {offset})"] = value(
+            lambda a=(size, stride, offset): lib.element_offsets(*a)
+        )
+    for size, stride, _ in _LAYOUTS:
+        for itemsize in (8, 1):
+            out[f"compute_storage_nbytes({size}, {stride}, {itemsize})"] = value(
+                lambda a=(size, stride, itemsize): lib.compute_storage_nbytes(*a)
+            )
+    for size, stride in [((2,), (-1,)), ((2, 3), (3, -1))]:
+        out[f"compute_storage_nbytes({size}, {stride}, 4)"] = value(
+            lambda a=(size, stride): lib.compute_storage_nbytes(*a, 4)
+        )
+    x = lib.arange(12.0)
+    out["arange(12.).tolist()[5]"] = value(lambda: x.tolist()[5])
+    out["tensor([4, 5, 6]).tolist()"] = value(lambda: lib.tensor([4, 5, 6]).tolist())
+    return out
+
+
+@case(W, points=2, tasks=("1.1", "1.2", "1.3"))
+def task_1_3_contiguity_of_layouts(lib):
+    """is_contiguous skips size-1 dims and holds for zero elements; a stride-0 dim of size > 1
+    never is. is_non_overlapping_and_dense accepts any dim order that packs the storage."""
+    out = {"arange(6).is_contiguous()": value(lambda: lib.arange(6).is_contiguous())}
+    for size, stride, _ in _LAYOUTS:
+        t = lib.empty_strided(size, stride)
+        out[f"empty_strided({size}, {stride}).is_contiguous()"] = value(t.is_contiguous)
+        out[f"is_non_overlapping_and_dense(empty_strided({size}, {stride}))"] = value(
+            lambda t=t: lib.is_non_overlapping_and_dense(t)
+        )
+    out["empty_strided((2, 3), (3, 1))"] = observe(lib.empty_strided((2, 3), (3, 1)), values=False)
+    return out
 
 
 @case(W, points=1, tasks=("1.1", "1.2", "1.3", "1.4"))
@@ -96,7 +165,7 @@ def size_and_stride_accessors(lib):
     }
 
 
-@case(W, points=2, tasks=("1.1", "1.3", "1.4", "1.5", "1.6", "1.7", "1.8", "1.9"))
+@case(W, points=2, tasks=("1.1", "1.2", "1.3", "1.4", "1.5", "1.6", "1.7", "1.8", "1.9"))
 def is_contiguous_rules(lib):
     """Contiguity skips size-1 dims (any stride there) and holds for every zero-size tensor."""
     x = lib.arange(12).view(3, 4)

@@ -8,9 +8,52 @@ from autograder.observe import raised
 from autograder.weeks.week1.common import (
     W,
     _guard,
+    value,
 )
 
 # --- Task 1.8: expand, broadcast_shapes -----------------------------------------------------
+
+
+@case(W, points=2, tasks=("1.1", "1.8"))
+def task_1_8_infer_expand_geometry(lib):
+    """infer_expand_geometry(sizes, strides, target): stride 0 for every stretched or new dim,
+    and for a new leading dim of size 1 the stride a fresh tensor would give it."""
+    out = {"arange(6).stride()": value(lambda: lib.arange(6).stride())}
+    for sizes, strides, target in [
+        ((3,), (1,), (1, 3)),
+        ((3,), (1,), (2, 3)),
+        ((3, 1), (1, 1), (3, 4)),
+        ((3, 1), (2, 5), (2, -1, 4)),
+        ((1,), (7,), (1, 1, 5)),
+        ((4, 3), (1, 4), (1, 4, 3)),
+        ((4, 3), (1, 4), (2, 1, 4, 3)),
+        ((), (), (2, 3)),
+        ((), (), (1,)),
+        ((2, 3), (3, 1), (2, 4)),
+        ((2, 3), (3, 1), (-1, 2, 3)),
+    ]:
+        out[f"infer_expand_geometry({sizes}, {strides}, {target})"] = value(
+            lambda a=(sizes, strides, target): lib.infer_expand_geometry(*a)
+        )
+    return out
+
+
+@case(W, points=1, tasks=("1.1", "1.2", "1.3", "1.8"))
+def expand_adds_leading_dims(lib):
+    """A new leading dim of size 1 is not stretched: it gets size * stride of the dim after it
+    (``zeros(3).expand(1, 3).stride()`` is (3, 1)), and a stretched one gets 0."""
+    z = lib.zeros(3)
+    return {
+        "zeros(3)": observe(z),
+        "zeros(3).expand(1, 3)": attempt(lambda: z.expand(1, 3)),
+        "zeros(3).expand(1, 1, 3)": attempt(lambda: z.expand(1, 1, 3)),
+        "zeros(3).expand(2, 1, 3)": attempt(lambda: z.expand(2, 1, 3)),
+        "tensor(5).expand(1)": attempt(lambda: lib.tensor(5).expand(1)),
+        "tensor(5).expand(1, 1)": attempt(lambda: lib.tensor(5).expand(1, 1)),
+        "empty_strided((2, 3), (1, 2)).expand(1, 2, 3)": attempt(
+            lambda: lib.empty_strided((2, 3), (1, 2)).expand(1, 2, 3), values=False
+        ),
+    }
 
 
 @case(W, points=2, tasks=("1.1", "1.2", "1.3", "1.4", "1.5", "1.8"))
@@ -143,6 +186,21 @@ def unfold_windows(lib):
         "x.t().unfold(0, 2, 2)": attempt(lambda: x.t().unfold(0, 2, 2)),
         "w.unfold(0, 0, 1)": attempt(lambda: w.unfold(0, 0, 1)),
         "shares storage": attempt(lambda: shares_storage(w, w.unfold(0, 3, 1))),
+    }
+
+
+@case(W, points=1, tasks=("1.1", "1.2", "1.3", "1.9"))
+def unfold_of_a_0d_tensor(lib):
+    """A 0-d tensor unfolds like a one-element 1-d one: ``tensor(5).unfold(0, 1, 1)`` has
+    shape (1,); any larger window is out of range."""
+    t = lib.tensor(5)
+    return {
+        "tensor(5)": observe(t),
+        "tensor(5).unfold(0, 1, 1)": attempt(lambda: t.unfold(0, 1, 1)),
+        "tensor(5).unfold(-1, 1, 3)": attempt(lambda: t.unfold(-1, 1, 3)),
+        "tensor(5).unfold(0, 2, 1)": attempt(lambda: t.unfold(0, 2, 1)),
+        "tensor(5).unfold(0, 0, 1)": attempt(lambda: t.unfold(0, 0, 1)),
+        "tensor(5).unfold(1, 1, 1)": attempt(lambda: t.unfold(1, 1, 1)),
     }
 
 

@@ -6,9 +6,71 @@ from __future__ import annotations
 from autograder import attempt, case, observe, shares_storage
 from autograder.weeks.week1.common import (
     W,
+    value,
 )
 
 # --- Task 1.4: view -------------------------------------------------------------------------
+
+
+# (old size, old stride, new shapes): the chunk rule on layouts that are not contiguous.
+_CHUNKS = [
+    ((3, 2, 4), (4, 12, 1), [(3, 8), (6, 4), (3, 2, 2, 2), (24,), (3, 1, 2, 4), (1, 3, 2, 4)]),
+    ((2, 3, 4), (24, 8, 1), [(6, 4), (2, 12), (2, 3, 2, 2), (24,), (3, 2, 4)]),
+    ((4, 3), (1, 4), [(12,), (2, 2, 3), (4, 3, 1), (1, 4, 3), (4, 1, 3)]),
+    ((2, 1, 3), (3, 999, 1), [(6,), (2, 3), (3, 2), (1, 2, 3, 1)]),
+    ((3, 4), (0, 1), [(12,), (3, 2, 2), (6, 2)]),
+    ((2, 0, 3), (0, 5, 1), [(0,), (6, 0), (0, 2, 3)]),
+    ((), (), [(1,), (1, 1), ()]),
+]
+
+
+@case(W, points=3, tasks=("1.1", "1.4"))
+def task_1_4_compute_stride(lib):
+    """compute_stride(oldshape, oldstride, newshape): the chunk rule itself, on transposed,
+    sliced, expanded and zero-size layouts; None exactly where torch's view refuses."""
+    out = {"arange(6).stride()": value(lambda: lib.arange(6).stride())}
+    for size, stride, shapes in _CHUNKS:
+        for shape in shapes:
+            out[f"compute_stride({size}, {stride}, {shape})"] = value(
+                lambda a=(size, stride, shape): lib.compute_stride(*a)
+            )
+    return out
+
+
+@case(W, points=2, tasks=("1.1", "1.4"))
+def task_1_4_infer_size(lib):
+    """infer_size(shape, numel) fills in one -1, and raises torch's errors for two -1s, other
+    negative sizes, a count that cannot match and the ambiguous -1 of zero elements."""
+    out = {"arange(6).stride()": value(lambda: lib.arange(6).stride())}
+    for shape, numel in [
+        ((2, -1), 6),
+        ((-1,), 0),
+        ((3, -1, 2), 12),
+        ((-1, 4), 12),
+        ((5, 5), 12),
+        ((-1, 5), 12),
+        ((-1, -1), 12),
+        ((2, -2), 4),
+        ((0, -1), 0),
+        ((2, 0), 0),
+        ((), 1),
+        ((-1,), 1),
+    ]:
+        out[f"infer_size({shape}, {numel})"] = value(lambda a=(shape, numel): lib.infer_size(*a))
+    return out
+
+
+@case(W, points=2, tasks=("1.1", "1.2", "1.3", "1.4"))
+def task_1_4_view_of_strided_layouts(lib):
+    """view on layouts that are not contiguous: the strides it gives, or torch's error."""
+    out = {"arange(6).view(2, 3)": observe(lib.arange(6).view(2, 3))}
+    for size, stride, shapes in _CHUNKS:
+        t = lib.empty_strided(size, stride)
+        for shape in shapes:
+            out[f"empty_strided({size}, {stride}).view{shape}"] = attempt(
+                lambda t=t, shape=shape: t.view(shape), values=False
+            )
+    return out
 
 
 @case(W, points=3, tasks=("1.1", "1.2", "1.3", "1.4", "1.9"))
