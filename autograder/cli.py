@@ -125,10 +125,13 @@ def cmd_progress() -> int:
     print("Your progress (labs/):")
     for name, week in WEEKS.items():
         lab = run_week(name, "lab")
-        print(f"  {name} {week.title}: {lab.summary()}")
+        print(f"  {name} {week.title}: {lab.summary()}  ({lab.impl})")
+        tasks = lab.task_progress()
+        done = [t for t, (passed, total) in tasks.items() if passed == total]
+        print(f"    tasks done: {', '.join(done) or 'none yet'} (of {len(tasks)})")
         todo = [r for r in lab.results if r.status != "pass"]
         if todo:
-            print(f"    next: {todo[0].name}: {todo[0].message}")
+            print(f"    next: {todo[0].name} (task {todo[0].own_task}): {todo[0].message}")
     print("\nRun `torchlab check week1` for the case-by-case table.")
     return 0 if ok else 1
 

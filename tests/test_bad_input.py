@@ -51,7 +51,7 @@ def test_a_different_exception_is_a_plain_failure(tmp_path):
     report = run_week("week1", engine(tmp_path, src), limits=FAST)
     for r in report.results:
         assert r.status == "fail"
-        assert "yours raised TypeError: oops, not this" in r.message
+        assert "raised TypeError: oops, not this" in r.message
 
 
 def test_wrong_return_type(tmp_path):

@@ -75,28 +75,33 @@ def arithmetic_result_layout(lib):
 def task_1_11_result_type(lib):
     """result_type(a, b): categories first (bool < integer < floating), then size, and a 0-d
     tensor or Python scalar only counts when it is of a higher category."""
-    i = lib.arange(3)
-    f = lib.arange(3, dtype=lib.float32)
-    d = lib.arange(3, dtype=lib.float64)
-    b = lib.tensor([True, False, True])
-    pairs = {
-        "int64, float32": (i, f),
-        "float32, float64": (f, d),
-        "bool, int64": (b, i),
-        "int64, 2.5": (i, 2.5),
-        "float32, 2": (f, 2),
-        "bool, True": (b, True),
-        "bool, 3": (b, 3),
-        "int64, True": (i, True),
-        "float32, tensor(2.5, float64)": (f, lib.tensor(2.5, dtype=lib.float64)),
-        "int64, tensor(2.5)": (i, lib.tensor(2.5)),
-        "bool, tensor(7)": (b, lib.tensor(7)),
-        "tensor(1), tensor(2.5, float64)": (lib.tensor(1), lib.tensor(2.5, dtype=lib.float64)),
-        "2, 2.5": (2, 2.5),
+    # Operands are built inside each guard, so an unfinished factory fails its own entries
+    # and not the whole case.
+    operands = {
+        "int64": lambda: lib.arange(3),
+        "float32": lambda: lib.arange(3, dtype=lib.float32),
+        "float64": lambda: lib.arange(3, dtype=lib.float64),
+        "bool": lambda: lib.tensor([True, False, True]),
+        "tensor(2.5, float64)": lambda: lib.tensor(2.5, dtype=lib.float64),
+        "tensor(2.5)": lambda: lib.tensor(2.5),
+        "tensor(7)": lambda: lib.tensor(7),
+        "tensor(1)": lambda: lib.tensor(1),
+        "2.5": lambda: 2.5,
+        "2": lambda: 2,
+        "3": lambda: 3,
+        "True": lambda: True,
     }
-    out = {"arange(3).dtype": value(lambda: dtype_name(i))}
-    for name, (x, y) in pairs.items():
-        out[f"result_type({name})"] = value(lambda x=x, y=y: dtype_name(lib.result_type(x, y)))
+    pairs = [
+        ("int64", "float32"), ("float32", "float64"), ("bool", "int64"), ("int64", "2.5"),
+        ("float32", "2"), ("bool", "True"), ("bool", "3"), ("int64", "True"),
+        ("float32", "tensor(2.5, float64)"), ("int64", "tensor(2.5)"), ("bool", "tensor(7)"),
+        ("tensor(1)", "tensor(2.5, float64)"), ("2", "2.5"),
+    ]  # fmt: skip
+    out = {"arange(3).dtype": value(lambda: dtype_name(lib.arange(3)))}
+    for x, y in pairs:
+        out[f"result_type({x}, {y})"] = value(
+            lambda x=x, y=y: dtype_name(lib.result_type(operands[x](), operands[y]()))
+        )
     return out
 
 

@@ -30,12 +30,17 @@ def task_1_10_copies_of_strided_layouts(lib):
         ((0, 3), (7, 5)),
     ]
     for size, stride in layouts:
-        t = lib.empty_strided(size, stride)
+
+        def make(a=(size, stride)):
+            return lib.empty_strided(*a)
+
         name = f"empty_strided({size}, {stride})"
-        out[f"{name}.clone()"] = attempt(t.clone, values=False)
-        out[f"{name}.contiguous()"] = attempt(t.contiguous, values=False)
-        out[f"{name}.reshape(-1)"] = attempt(lambda t=t: t.reshape(-1), values=False)
-        out[f"{name}.contiguous() is itself"] = value(lambda t=t: t.contiguous() is t)
+        out[f"{name}.clone()"] = attempt(lambda m=make: m().clone(), values=False)
+        out[f"{name}.contiguous()"] = attempt(lambda m=make: m().contiguous(), values=False)
+        out[f"{name}.reshape(-1)"] = attempt(lambda m=make: m().reshape(-1), values=False)
+        out[f"{name}.contiguous() is itself"] = value(
+            lambda m=make: (lambda t: t.contiguous() is t)(m())
+        )
     return out
 
 

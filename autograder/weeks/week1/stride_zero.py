@@ -42,12 +42,11 @@ def task_1_8_infer_expand_geometry(lib):
 def expand_adds_leading_dims(lib):
     """A new leading dim of size 1 is not stretched: it gets size * stride of the dim after it
     (``zeros(3).expand(1, 3).stride()`` is (3, 1)), and a stretched one gets 0."""
-    z = lib.zeros(3)
     return {
-        "zeros(3)": observe(z),
-        "zeros(3).expand(1, 3)": attempt(lambda: z.expand(1, 3)),
-        "zeros(3).expand(1, 1, 3)": attempt(lambda: z.expand(1, 1, 3)),
-        "zeros(3).expand(2, 1, 3)": attempt(lambda: z.expand(2, 1, 3)),
+        "arange(3).expand(1, 3)": attempt(lambda: lib.arange(3).expand(1, 3)),
+        "zeros(3).expand(1, 3)": attempt(lambda: lib.zeros(3).expand(1, 3)),
+        "zeros(3).expand(1, 1, 3)": attempt(lambda: lib.zeros(3).expand(1, 1, 3)),
+        "zeros(3).expand(2, 1, 3)": attempt(lambda: lib.zeros(3).expand(2, 1, 3)),
         "tensor(5).expand(1)": attempt(lambda: lib.tensor(5).expand(1)),
         "tensor(5).expand(1, 1)": attempt(lambda: lib.tensor(5).expand(1, 1)),
         "empty_strided((2, 3), (1, 2)).expand(1, 2, 3)": attempt(
@@ -193,14 +192,13 @@ def unfold_windows(lib):
 def unfold_of_a_0d_tensor(lib):
     """A 0-d tensor unfolds like a one-element 1-d one: ``tensor(5).unfold(0, 1, 1)`` has
     shape (1,); any larger window is out of range."""
-    t = lib.tensor(5)
     return {
-        "tensor(5)": observe(t),
-        "tensor(5).unfold(0, 1, 1)": attempt(lambda: t.unfold(0, 1, 1)),
-        "tensor(5).unfold(-1, 1, 3)": attempt(lambda: t.unfold(-1, 1, 3)),
-        "tensor(5).unfold(0, 2, 1)": attempt(lambda: t.unfold(0, 2, 1)),
-        "tensor(5).unfold(0, 0, 1)": attempt(lambda: t.unfold(0, 0, 1)),
-        "tensor(5).unfold(1, 1, 1)": attempt(lambda: t.unfold(1, 1, 1)),
+        "arange(1).unfold(0, 1, 1)": attempt(lambda: lib.arange(1).unfold(0, 1, 1)),
+        "tensor(5).unfold(0, 1, 1)": attempt(lambda: lib.tensor(5).unfold(0, 1, 1)),
+        "tensor(5).unfold(-1, 1, 3)": attempt(lambda: lib.tensor(5).unfold(-1, 1, 3)),
+        "tensor(5).unfold(0, 2, 1)": attempt(lambda: lib.tensor(5).unfold(0, 2, 1)),
+        "tensor(5).unfold(0, 0, 1)": attempt(lambda: lib.tensor(5).unfold(0, 0, 1)),
+        "tensor(5).unfold(1, 1, 1)": attempt(lambda: lib.tensor(5).unfold(1, 1, 1)),
     }
 
 
