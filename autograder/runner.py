@@ -277,6 +277,9 @@ def _worker_env(home: str, pythonpath: str) -> dict[str, str]:
 def secret_paths(week: Week, engine: Path, hidden: bool, extra: list[Path]) -> list[Path]:
     """What the engine may not see: the answers, the forbidden packages, and ``extra``."""
     deny = [REPO_ROOT / "reference_impl", cache_dir()] + _package_dirs(week.forbid_modules)
+    # The notebook's helpers draw worked answers (the chunk rule of view, for one): an engine
+    # gets no marks from importing them.
+    deny.append(REPO_ROOT / "autograder" / "notebook")
     if not hidden:  # only the worker that runs hidden cases reads their source
         deny.append(REPO_ROOT / "autograder" / "hidden")
     deny += extra

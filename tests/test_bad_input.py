@@ -150,3 +150,11 @@ def test_prints_do_not_reach_the_report_as_results(tmp_path):
     report = run_week("week1", engine(tmp_path, src), limits=FAST)
     assert not any(r.status == PASS for r in report.results)
     assert report.results[0].output.strip() == "all tests passed!"
+
+
+def test_the_notebooks_worked_answers_are_out_of_reach(tmp_path):
+    """autograder/notebook/ draws worked answers (the chunk rule): a graded engine can't load it."""
+    src = "from autograder.notebook.viz import view_plan\n"
+    report = run_week("week1", engine(tmp_path, src), ["task_1_4"], limits=FAST)
+    assert report.results and all(r.status == "error" for r in report.results)
+    assert "strides.py, line 1" in report.problems[0], report.problems

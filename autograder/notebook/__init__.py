@@ -1,0 +1,268 @@
+"""The notebook front end: ``check(...)`` renders the pass/fail table inline, ``progress(...)``
+the list of tasks done, ``side_by_side(...)`` your tensor drawn beside torch's. None of them
+ever raises: an unfinished engine is shown, not stopped on.
+
+The checks run the engine in a fresh child process each time, so edits to the lab file are
+picked up without restarting the kernel (``mine()`` also imports it fresh). Set
+TORCHLAB_IMPL=reference to run a notebook against the reference engine.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+from collections.abc import Callable
+from typing import Any
+
+from autograder.notebook.viz import HTML, show_storage
+from autograder.report import Report
+from autograder.runner import Limits, run_week
+
+
+def check(
+    week: str = "week1", *select: str, impl: str | None = None, timeout: float = 5.0
+) -> Report:
+    """Check ``week`` (optionally only cases matching ``select``: names or tasks like "1.4")."""
+    impl = impl or os.environ.get("TORCHLAB_IMPL", "lab")
+    try:
+        return run_week(week, impl, list(select) or None, limits=Limits(case_seconds=timeout))
+    except Exception as exc:  # noqa: BLE001 - a notebook cell must never stop on a check
+        return Report(f"{week}", impl, problems=[f"the check could not run: {exc}"])
+
+
+def mine(week: str = "week1", impl: str | None = None) -> Any:
+    """Your engine module, imported fresh from its file (so edits show up at once)."""
+    from autograder.runner import resolve_impl
+    from autograder.weeks import get_week
+    from autograder.worker import load_engine
+
+    w = get_week(week)
+    path = resolve_impl(w, impl or os.environ.get("TORCHLAB_IMPL", "lab"))
+    return load_engine(str(path), f"torchlab_mine_{w.module}")
+
+
+def show(fn: Callable[[], Any]) -> Any:
+    """Run ``fn`` and return its result; an error is shown as a line instead of stopping the
+    notebook (your engine may not be finished yet)."""
+    try:
+        return fn()
+    except NotImplementedError as exc:
+        return HTML(
+            f"<span style='color:#9a6700'>not implemented yet: {html.escape(str(exc))}</span>"
+        )
+    except Exception as exc:  # noqa: BLE001 - shown, not raised
+        text = html.escape(f"{type(exc).__name__}: {exc}")
+        return HTML(f"<span style='color:#cf222e'>{text}</span>")
+
+
+# ---- progress: which tasks are done -----------------------------------------------------------
+
+TASK_TITLES: dict[str, dict[str, str]] = {
+    "week1": {
+        "1.1": "contiguous_strides: the strides of a fresh tensor",
+        "1.2": "element offsets and the storage size",
+        "1.3": "is_contiguous and dense layouts",
+        "1.4": "view and its chunk rule",
+        "1.5": "permute, transpose, t",
+        "1.6": "narrow, select, slicing and indexing",
+        "1.7": "unsqueeze, squeeze, flatten",
+        "1.8": "expand and broadcasting",
+        "1.9": "unfold and as_strided",
+        "1.10": "contiguous, reshape, clone",
+        "1.11": "+ - * with broadcasting and type promotion",
+        "1.12": "in-place writes through views",
+        "1.13": "empty_aligned: rows on 32-byte boundaries",
+    }
+}
+
+
+def progress(week: str = "week1", impl: str | None = None, timeout: float = 5.0) -> HTML:
+    """Shows every task of ``week`` as a line: done (&#10003;) when all of the task's own cases
+    pass, with how many pass. Runs the week's public cases; re-run the cell to refresh."""
+    try:
+        report = check(week, impl=impl, timeout=timeout)
+        return HTML(render_progress(week, report))
+    except Exception as exc:  # noqa: BLE001 - a notebook cell must never stop on progress
+        text = html.escape(f"{type(exc).__name__}: {exc}")
+        return HTML(f"<div class='torchlab-progress'>the progress could not be shown: {text}</div>")
+
+
+def render_progress(week: str, report: Report) -> str:
+    """The HTML list ``progress`` shows, from a report of the week's cases."""
+    from autograder.cases import task_key
+
+    titles = TASK_TITLES.get(week, {})
+    tally = report.task_progress()
+    waiting: dict[str, int] = {}  # own cases that only wait for code to be written
+    for r in report.results:
+        if r.own_task and not r.hidden and r.status == "not implemented":
+            waiting[r.own_task] = waiting.get(r.own_task, 0) + 1
+    tasks = sorted(set(titles) | set(tally), key=task_key)
+    done = sum(1 for t in tasks if t in tally and tally[t][0] == tally[t][1] > 0)
+    items = []
+    for task in tasks:
+        passed, total = tally.get(task, (0, 0))
+        ok = total > 0 and passed == total
+        mark, color = ("&#10003;", "#1a7f37") if ok else ("&#10007;", "#cf222e")
+        if not total:
+            count = "no cases yet"
+        else:
+            count = f"{passed}/{total} {'case' if total == 1 else 'cases'} passed"
+            if waiting.get(task):
+                count += f" ({waiting[task]} not implemented yet)"
+        title = html.escape(titles.get(task, ""))
+        items.append(
+            f"<li class='{'torchlab-done' if ok else 'torchlab-todo'}' style='list-style:none'>"
+            f"<span style='color:{color};font-weight:bold'>{mark}</span> "
+            f"<b>Task {html.escape(task)}</b> {title}: {html.escape(count)}</li>"
+        )
+    problems = "".join(f"<p style='color:#cf222e'>{html.escape(p)}</p>" for p in report.problems)
+    head = f"{html.escape(report.title)}: {done} of {len(tasks)} tasks done"
+    return (
+        f"<div class='torchlab-progress'><h4>{head}</h4>{problems}"
+        f"<ul style='padding-left:0'>{''.join(items)}</ul>"
+        f"<p style='color:#6b7280'>{html.escape(report.summary())}. "
+        "Re-run this cell to refresh.</p></div>"
+    )
+
+
+# ---- side by side: your tensor beside torch's ---------------------------------------------------
+
+
+def side_by_side(
+    expr: Callable[[Any], Any],
+    name: str = "",
+    *,
+    torch_expr: Callable[[Any], Any] | None = None,
+    values: bool = True,
+    week: str = "week1",
+    impl: str | None = None,
+) -> HTML:
+    """Draws the storage of ``expr(torch)`` beside that of ``expr(your module)`` and says in
+    words where the two differ: shape, stride, storage offset, dtype, storage size,
+    contiguity, values. An error on either side is shown as a line (``not implemented yet:
+    ...`` while a task is unwritten).
+
+    ``torch_expr`` replaces ``expr`` on torch's side (for an op torch does not have, such as
+    ``empty_aligned``); ``values=False`` skips the values (an ``empty`` tensor's are garbage).
+    """
+    import torch
+
+    name = name or "the expression"
+    ours = _attempt(lambda: (torch_expr or expr)(torch))
+    try:
+        module: Any = mine(week, impl)
+        path = getattr(module, "__file__", None)
+        theirs = _attempt(lambda: expr(module), path)
+    except Exception as exc:  # noqa: BLE001 - a broken lab file is shown, not raised
+        from autograder.worker import describe_exception
+
+        theirs = _Outcome(error=f"your file could not be imported: {describe_exception(exc)}")
+    try:
+        verdict, lines = _verdict(ours, theirs, values)
+    except Exception as exc:  # noqa: BLE001
+        verdict, lines = "differ", [f"the two results could not be compared: {exc}"]
+    colors = {"same": "#1a7f37", "not-implemented": "#9a6700"}
+    items = "".join(f"<li>{html.escape(line)}</li>" for line in lines)
+    return HTML(
+        "<div class='torchlab-side-by-side'>"
+        f"<div style='font-family:monospace;font-weight:bold'>{html.escape(name)}</div>"
+        "<div style='display:flex;gap:32px;flex-wrap:wrap;align-items:flex-start'>"
+        f"<div><div><b>torch</b></div>{_panel(ours, 'torch')}</div>"
+        f"<div><div><b>yours</b></div>{_panel(theirs, 'yours')}</div></div>"
+        f"<div class='torchlab-verdict' data-verdict='{verdict}' "
+        f"style='color:{colors.get(verdict, '#cf222e')}'><ul>{items}</ul></div></div>"
+    )
+
+
+class _Outcome:
+    """What one side gave: a tensor, or an error line (``missing``: not implemented)."""
+
+    def __init__(
+        self, value: Any = None, error: str = "", kind: str = "", missing: bool = False
+    ) -> None:
+        self.value, self.error, self.kind, self.missing = value, error, kind, missing
+
+
+def _attempt(fn: Callable[[], Any], path: str | None = None) -> _Outcome:
+    from autograder.worker import describe_exception
+
+    try:
+        return _Outcome(fn())
+    except NotImplementedError as exc:
+        return _Outcome(
+            error=f"not implemented yet: {exc}", kind="NotImplementedError", missing=True
+        )
+    except Exception as exc:  # noqa: BLE001 - shown, not raised
+        return _Outcome(error=describe_exception(exc, path), kind=type(exc).__name__)
+
+
+def _panel(side: _Outcome, label: str) -> str:
+    if side.error:
+        color = "#9a6700" if side.missing else "#cf222e"
+        return f"<div style='color:{color}'>{html.escape(side.error)}</div>"
+    try:
+        return show_storage(side.value, label).text
+    except Exception as exc:  # noqa: BLE001
+        text = f"this result cannot be drawn ({type(exc).__name__}: {exc}): {side.value!r}"
+        return f"<div style='color:#cf222e'>{html.escape(text[:500])}</div>"
+
+
+def _read(fn: Callable[[], Any]) -> tuple[Any, str]:
+    """A property of a result, or why it could not be read."""
+    try:
+        return fn(), ""
+    except NotImplementedError as exc:
+        return None, f"not implemented yet: {exc}"
+    except Exception as exc:  # noqa: BLE001
+        return None, f"{type(exc).__name__}: {exc}"
+
+
+def _properties(t: Any, values: bool) -> dict[str, Callable[[], Any]]:
+    props: dict[str, Callable[[], Any]] = {
+        "shape": lambda: tuple(int(s) for s in t.shape),
+        "stride": lambda: tuple(int(s) for s in t.stride()),
+        "storage offset": lambda: int(t.storage_offset()),
+        "dtype": lambda: str(t.dtype).removeprefix("torch."),
+        "storage size (elements)": lambda: (
+            int(t.untyped_storage().nbytes()) // int(t.element_size())
+        ),
+        "contiguous": lambda: bool(t.is_contiguous()),
+    }
+    if values:
+        props["values"] = lambda: t.tolist()
+    return props
+
+
+def _verdict(ours: _Outcome, theirs: _Outcome, values: bool) -> tuple[str, list[str]]:
+    """("same" | "differ" | "not-implemented", the lines that say so in words)."""
+    if ours.error:
+        if theirs.error and theirs.kind == ours.kind:
+            return "same", [f"Both raise {ours.kind}, as they should: {ours.error}"]
+        if theirs.missing:
+            return "not-implemented", [
+                f"torch raises here ({ours.error}); yours says {theirs.error}"
+            ]
+        got = f"yours raises {theirs.error}" if theirs.error else "yours returns a tensor"
+        return "differ", [f"Different: torch raises {ours.error}, but {got}."]
+    if theirs.missing:
+        return "not-implemented", [
+            f"Nothing to compare yet: yours says {theirs.error}. Write it, then re-run this cell."
+        ]
+    if theirs.error:
+        return "differ", [f"Different: torch gives a tensor, but yours raises {theirs.error}"]
+    want, got = _properties(ours.value, values), _properties(theirs.value, values)
+    differ, waiting, same = [], [], []
+    for prop, read in want.items():
+        expected, _ = _read(read)
+        actual, problem = _read(got[prop])
+        if problem:
+            waiting.append(f"{prop}: not compared yet, yours says {problem}")
+        elif actual != expected:
+            differ.append(f"Different {prop}: torch {expected!r}, yours {actual!r}")
+        else:
+            same.append(prop)
+    if differ:
+        return "differ", differ + ([f"Same {', '.join(same)}."] if same else []) + waiting
+    lines = [f"Same {', '.join(same)}."] + waiting
+    return ("not-implemented" if waiting else "same"), lines
