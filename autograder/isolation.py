@@ -54,13 +54,14 @@ class Jail:
 
     argv: list[str]
     pass_fds: list[int] = field(default_factory=list)
+    owned_fds: list[int] = field(default_factory=list)  # opened by build(): close() shuts them
 
     def close(self) -> None:
-        for fd in self.pass_fds:
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+        """Close what build() opened, once. Never the caller's ``keep_fds``: closing a number
+        twice could shut a descriptor another thread has just been given that number."""
+        for fd in self.owned_fds:
+            os.close(fd)
+        self.owned_fds = []
 
 
 @functools.cache
@@ -172,6 +173,7 @@ def build(
         args += ["--setenv", key, value]
     args += ["--chdir", WORK, "--"]
     jail.argv = args + command
+    jail.owned_fds = list(jail.pass_fds)
     jail.pass_fds += list(keep_fds)
     return jail
 
