@@ -30,6 +30,11 @@ def aligned_layout_strides(lib):
         "empty_aligned(1, 5) (padded, yet contiguous)": lambda: lib.empty_aligned(1, 5),
         "empty_aligned((2, 3, 5))": lambda: lib.empty_aligned((2, 3, 5)),
         "empty_aligned(5)": lambda: lib.empty_aligned(5),
+        "empty_aligned(3, 5, align=64)": lambda: lib.empty_aligned(3, 5, align=64),
+        "empty_aligned(3, 5, align=6) (not a multiple of 4)": lambda: lib.empty_aligned(
+            3, 5, align=6
+        ),
+        "empty_aligned(3, 5, align=0)": lambda: lib.empty_aligned(3, 5, align=0),
     }
     return {k: attempt(make, values=False, storage=True) for k, make in layouts.items()}
 

@@ -83,6 +83,9 @@ def expand_errors(lib):
         "c.expand(-1, 3, 4)": attempt(lambda: c.expand(-1, 3, 4)),
         "c.expand(4, 4)": attempt(lambda: c.expand(4, 4)),
         "c.expand(3, 5)": attempt(lambda: c.expand(3, 5)),
+        "zeros(3, 2).expand(2, 3, 4) (names the target's dim)": attempt(
+            lambda: lib.zeros(3, 2).expand(2, 3, 4)
+        ),
     }
 
 
@@ -106,6 +109,7 @@ def broadcast_shapes_rule(lib):
         "(3,), (4,)": attempt(lambda: lib.broadcast_shapes((3,), (4,))),
         "(0,), (3,)": attempt(lambda: lib.broadcast_shapes((0,), (3,))),
         "(2, 3), (3, 2)": attempt(lambda: lib.broadcast_shapes((2, 3), (3, 2))),
+        "3, (2, 1) (an int is a 1-d shape)": attempt(lambda: lib.broadcast_shapes(3, (2, 1))),
     }
 
 
@@ -211,6 +215,7 @@ def unfold_errors(lib):
         "w.unfold(0, 3, 0)": attempt(lambda: w.unfold(0, 3, 0)),
         "w.unfold(0, -1, 1)": attempt(lambda: w.unfold(0, -1, 1)),
         "w.unfold(1, 2, 1)": attempt(lambda: w.unfold(1, 2, 1)),
+        "w.unfold(-1, 11, 1) (names dim 0)": attempt(lambda: w.unfold(-1, 11, 1)),
         "zeros(0, 3).unfold(0, 1, 1)": attempt(lambda: lib.zeros(0, 3).unfold(0, 1, 1)),
         "zeros(0, 3).unfold(1, 2, 1)": attempt(lambda: lib.zeros(0, 3).unfold(1, 2, 1)),
     }
@@ -296,6 +301,12 @@ def writes_through_overlapping_views(lib):
         ),
         "unfold(0, 4, 2).mul_(0)": _guard(
             lambda: scenario(lambda w: w.unfold(0, 4, 2), lambda v: v.mul_(0))
+        ),
+        "unfold(0, 4, 2).mul_(2) (shared elements doubled twice)": _guard(
+            lambda: scenario(lambda w: w.unfold(0, 4, 2), lambda v: v.mul_(2))
+        ),
+        "unfold(0, 4, 2).add_(1)": _guard(
+            lambda: scenario(lambda w: w.unfold(0, 4, 2), lambda v: v.add_(1))
         ),
         "as_strided((2, 2), (0, 3))[1, 1] = 50": _guard(
             lambda: scenario(lambda w: w.as_strided((2, 2), (0, 3)), set_item((1, 1), 50))

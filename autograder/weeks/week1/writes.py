@@ -64,6 +64,15 @@ def fill_through_views(lib):
         "x[1:, 1:].fill_(2.7) (int64)": scene(lambda x: x[1:, 1:].fill_(2.7)),
         "x[0, 0].fill_(9)": scene(lambda x: x[0, 0].fill_(9)),
         "x[3:].fill_(9) (empty)": scene(lambda x: x[3:].fill_(9)),
+        "x.fill_(tensor(7))": scene(lambda x: x.fill_(lib.tensor(7))),
+        "x.fill_(tensor([7])) (not 0-d)": scene(lambda x: x.fill_(lib.tensor([7]))),
+        "x[1].mul_(x[1]) (full overlap is fine)": scene(lambda x: x[1].mul_(x[1])),
+        "x.view(-1)[1:].copy_(x.view(-1)[:-1]) (partial overlap)": scene(
+            lambda x: x.view(-1)[1:].copy_(x.view(-1)[:-1])
+        ),
+        "x.view(-1)[1:].add_(x.view(-1)[:-1]) (partial overlap)": scene(
+            lambda x: x.view(-1)[1:].add_(x.view(-1)[:-1])
+        ),
     }
 
 
