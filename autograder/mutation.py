@@ -1,0 +1,213 @@
+"""Mutation score: do a week's public cases catch realistic learner bugs?
+
+A *mutant* is the reference engine with one piece of its source replaced: one mistake a
+learner could make (an off-by-one, a forgotten special case, a check that never raises...).
+Each mutant is written to a folder of its own and checked with ``run_week`` on the public
+cases, like a learner's submission. It is *caught* when at least one case does not pass;
+a mutant that cannot even be imported is a broken mutant, not a caught one.
+
+    python -m autograder.mutation week1 [--jobs 2]
+
+prints one row per mutant (task, name, caught, first failing case) and the score. The
+mutants of a week live in ``tests/mutants/<week>.py`` (``<WEEK>_MUTANTS`` and
+``ACCEPTED_SURVIVORS``); this module holds no week-specific knowledge.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+import tempfile
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import NamedTuple
+
+from autograder.cases import task_key
+from autograder.report import PASS, Report, printable
+from autograder.runner import REPO_ROOT, resolve_impl, run_week
+from autograder.weeks import get_week
+
+MUTANTS_DIR = REPO_ROOT / "tests" / "mutants"
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One learner bug: replace ``old`` (found exactly once in the reference) by ``new``."""
+
+    week: str  # "week1"
+    task: str  # the task whose code the bug is in: "1.4"
+    name: str  # what the learner got wrong, in a few words; unique within the week
+    old: str
+    new: str
+    why: str = ""  # why a learner would write this (optional)
+
+
+class MutantResult(NamedTuple):
+    """How one mutant fared. ``problems``: why the mutant could not be checked at all
+    (it does not import...); such a mutant is never counted as caught."""
+
+    mutant: Mutant
+    caught: bool
+    failing: tuple[str, ...]  # names of the cases that did not pass, in case order
+    problems: tuple[str, ...] = ()
+
+
+def apply(source: str, mutant: Mutant) -> str:
+    """``source`` with the mutant's ``old`` text replaced by its ``new`` text.
+
+    ``old`` must occur exactly once: an edit to the reference must never silently disarm a
+    mutant or mutate the wrong place.
+    """
+    count = source.count(mutant.old)
+    if count != 1:
+        where = "is not found" if count == 0 else f"occurs {count} times"
+        raise ValueError(
+            f"mutant {mutant.name!r} ({mutant.week}, Task {mutant.task}): its old text {where} "
+            f"in the reference; update the mutant: {mutant.old!r}"
+        )
+    return source.replace(mutant.old, mutant.new)
+
+
+def reference_source(week: str) -> str:
+    """The source of the week's reference engine."""
+    return resolve_impl(get_week(week), "reference").read_text()
+
+
+def check_source(week: str, source: str) -> Report:
+    """Check ``source`` as the week's engine (public cases only), from a folder of its own."""
+    w = get_week(week)
+    with tempfile.TemporaryDirectory(prefix=f"torchlab-mutant-{w.name}-") as folder:
+        (Path(folder) / f"{w.module}.py").write_text(source)
+        return run_week(w.name, folder, include_hidden=False)
+
+
+def _failing(report: Report) -> tuple[str, ...]:
+    return tuple(r.name for r in report.results if r.status != PASS)
+
+
+def run_mutant(week: str, mutant: Mutant, source: str | None = None) -> MutantResult:
+    """Check one mutant of ``source`` (default: the week's reference)."""
+    mutated = apply(reference_source(week) if source is None else source, mutant)
+    report = check_source(week, mutated)
+    if report.problems or any(r.status == "timeout" for r in report.results):
+        # A busy machine can stop an import or a case on time alone: look again, once.
+        report = check_source(week, mutated)
+    failing = _failing(report)
+    problems = tuple(report.problems)
+    return MutantResult(mutant, bool(failing) and not problems, failing, problems)
+
+
+def mutation_score(week: str, mutants: Sequence[Mutant], jobs: int = 2) -> list[MutantResult]:
+    """Check every mutant (``jobs`` at a time) and return their results, in order.
+
+    The unmutated reference is checked first: it must pass every public case, or a failing
+    case would "catch" every mutant. That run also fills the oracle's cache before the
+    mutants run side by side. Every ``old`` text is checked before anything runs.
+    """
+    w = get_week(week)
+    source = reference_source(w.name)
+    others = sorted({m.week for m in mutants} - {w.name})
+    if others:
+        raise ValueError(f"mutants of {', '.join(others)} given to the {w.name} score")
+    for m in mutants:  # every old text first: a stale mutant fails before anything runs
+        apply(source, m)
+    baseline = check_source(w.name, source)
+    if baseline.problems or _failing(baseline):
+        raise RuntimeError(
+            f"the unmutated {w.name} reference does not pass its own public cases "
+            f"(failing: {', '.join(_failing(baseline)) or 'none'}; "
+            f"problems: {'; '.join(baseline.problems) or 'none'}): no score can be measured"
+        )
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:  # run_week forks its own worker
+        return list(pool.map(lambda m: run_mutant(w.name, m, source), mutants))
+
+
+def score(results: Sequence[MutantResult]) -> float:
+    """The fraction of mutants caught (1.0 for no mutants)."""
+    return sum(r.caught for r in results) / len(results) if results else 1.0
+
+
+def load_mutants(week: str) -> tuple[list[Mutant], dict[str, str]]:
+    """``(mutants, accepted survivors)`` from ``tests/mutants/<week>.py``.
+
+    That module defines ``<WEEK>_MUTANTS`` (e.g. ``WEEK1_MUTANTS``, a list of Mutant) and
+    ``ACCEPTED_SURVIVORS`` (``{mutant name: why no case can catch it}``).
+    """
+    w = get_week(week)
+    module = _load_module(MUTANTS_DIR / f"{w.name}.py", w.name)
+    mutants = list(getattr(module, f"{w.name.upper()}_MUTANTS"))
+    return mutants, dict(getattr(module, "ACCEPTED_SURVIVORS", {}))
+
+
+def weeks_with_mutants() -> list[str]:
+    """The weeks that have a mutant list in ``tests/mutants/``."""
+    found = [p.stem for p in MUTANTS_DIR.glob("week*.py")] if MUTANTS_DIR.is_dir() else []
+    return sorted(found, key=lambda name: int(name.removeprefix("week") or 0))
+
+
+def _load_module(path: Path, week: str) -> ModuleType:
+    if not path.exists():
+        raise ValueError(f"{week} has no mutants: {path} does not exist (a course checkout has it)")
+    spec = importlib.util.spec_from_file_location(f"torchlab_mutants_{week}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def format_table(results: Sequence[MutantResult], accepted: dict[str, str] | None = None) -> str:
+    """One row per mutant, sorted by task: task, mutant, caught, first failing case."""
+    accepted = accepted or {}
+    rows = [("task", "mutant", "caught", "first failing case")]
+    ordered = sorted(enumerate(results), key=lambda ir: (task_key(ir[1].mutant.task), ir[0]))
+    for _, r in ordered:
+        if r.problems:
+            verdict, first = "BROKEN", printable(r.problems[0])[:60]
+        elif r.caught:
+            verdict, first = "yes", r.failing[0]
+        else:
+            verdict = "accepted" if r.mutant.name in accepted else "NO"
+            first = "-"
+        rows.append((r.mutant.task, r.mutant.name, verdict, first))
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    lines = [
+        "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:3])) + "  " + row[3]
+        for row in rows
+    ]
+    lines.insert(1, "-" * len(lines[0]))
+    caught = sum(r.caught for r in results)
+    lines.append(f"mutation score: {caught}/{len(results)} caught ({100 * score(results):.1f}%)")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m autograder.mutation week1``: the table and the score. Exit status 1 when a
+    survivor is not in ACCEPTED_SURVIVORS, or an accepted one is now caught."""
+    parser = argparse.ArgumentParser(prog="python -m autograder.mutation", description=__doc__)
+    parser.add_argument("week", help='the week: "week1" or "1"')
+    parser.add_argument("--jobs", type=int, default=2, help="mutants checked side by side")
+    parser.add_argument("-k", dest="select", help="only mutants whose name or task contains this")
+    args = parser.parse_args(argv)
+    week = get_week(args.week).name
+    mutants, accepted = load_mutants(week)
+    if args.select:
+        mutants = [m for m in mutants if args.select in m.name or args.select == m.task]
+    results = mutation_score(week, mutants, jobs=args.jobs)
+    print(format_table(results, accepted))
+    survivors = {r.mutant.name for r in results if not r.caught}
+    checked = {m.name for m in mutants}
+    unexpected = sorted(survivors - set(accepted))
+    now_caught = sorted((set(accepted) & checked) - survivors)
+    for name in unexpected:
+        print(f"survivor not in ACCEPTED_SURVIVORS: {name}")
+    for name in now_caught:
+        print(f"accepted survivor is now caught (drop it from ACCEPTED_SURVIVORS): {name}")
+    return 1 if unexpected or now_caught else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
