@@ -1,4 +1,4 @@
-"""Week 1 reference engine: a strided tensor on a flat NumPy storage.
+"""Week 1: a strided tensor on a flat NumPy storage, built the way PyTorch builds one.
 
 Underneath, a PyTorch CPU tensor is a *storage* (one flat buffer, ``c10/core/StorageImpl.h``)
 plus a *view* of it (``c10/core/TensorImpl.h``): shape, stride, storage_offset and dtype.
@@ -9,7 +9,7 @@ Element ``(i_0, ..., i_{n-1})`` lives at
 Every view op below (view, permute, expand, select, slicing, ...) only computes a new
 (shape, stride, storage_offset) over the SAME storage; copies allocate a new one.
 Names and signatures mirror torch; each docstring says where the rule lives in PyTorch 2.13.
-This module never imports torch: NumPy only holds the flat storage.
+This module must never import torch: NumPy only holds the flat storage.
 
 The exercises ("Task 1.x" in a docstring; each may span several functions):
   1.1 contiguous_strides            1.8  expand, infer_expand_geometry, infer_broadcast_size,
@@ -19,10 +19,10 @@ The exercises ("Task 1.x" in a docstring; each may span several functions):
       is_non_overlapping_and_dense  1.10 contiguous, reshape, clone, reorder_dimensions,
   1.4 view, infer_size,                  infer_dense_strides
       compute_stride                1.11 + - *: result_type, compute_output_strides, binary_op
-  1.5 permute, transpose, t         1.12 __setitem__, fill_, copy_, add_, mul_ and the
-  1.6 narrow, select, _slice,            overlap checks
-      __getitem__                   1.13 empty_aligned
-  1.7 unsqueeze, squeeze, flatten
+  1.5 permute, transpose, t         1.12 __setitem__, fill_, copy_, add_, mul_,
+  1.6 narrow, select, _slice,            _inplace_binary_op, assert_no_internal_overlap,
+      __getitem__                        assert_no_partial_overlap
+  1.7 unsqueeze, squeeze, flatten   1.13 empty_aligned
 """
 
 from __future__ import annotations
@@ -329,7 +329,9 @@ class Tensor:
         c10/core/Contiguity.h: _compute_contiguous. Walking from the last dim, every dim of
         size != 1 must have stride == (product of the sizes after it). Size-1 dims are skipped
         (any stride is fine: there is only index 0), and a tensor with no elements is always
-        contiguous. A stride-0 (expanded) dim of size > 1 is never contiguous.
+        contiguous, whatever its strides. So a stride-0 (expanded) dim of size > 1 makes a
+        tensor with elements non-contiguous (0 is never the expected stride), while an empty
+        one stays contiguous: ``empty_strided((3, 0), (0, 1))`` is contiguous.
         """
         ### BEGIN SOLUTION
         if self.numel() == 0:
@@ -633,7 +635,10 @@ class Tensor:
 
         aten/src/ATen/native/TensorShape.cpp: unfold. ``dimension`` gets (n - size) // step + 1
         windows and stride * step; a new last dim of length ``size`` walks inside a window
-        with the old stride. A 0-d tensor acts like a 1-element 1-d one.
+        with the old stride. A 0-d tensor is checked like a 1-element 1-d one (dim 0 or -1,
+        size 0 or 1), but the result is one window, with no dim of windows:
+        ``tensor(5).unfold(0, 1, 1)`` has shape (1,) and stride (1,), where
+        ``tensor([5]).unfold(0, 1, 1)`` has shape (1, 1).
         """
         ### BEGIN SOLUTION
         d = maybe_wrap_dim(dimension, self.dim())
@@ -1506,8 +1511,12 @@ def empty_aligned(*size: int, dtype: DType | None = None, align: int = 32) -> Te
     Hardware (SIMD loads, DMA engines) often wants every row aligned. Pad each row to a pitch
     of round_up(size[-1] * itemsize, align) bytes: allocate
     ``empty(*size[:-1], pitch // itemsize)`` and narrow the last dim back to size[-1]. The last
-    dim keeps stride 1, stride(-2) is pitch // itemsize, and the padding stays in the storage
-    (so the result is not contiguous unless no padding was needed; view(-1) then fails).
+    dim keeps stride 1, stride(-2) is pitch // itemsize, and the padding stays in the storage.
+    When padding is needed, some dim before the last has size > 1 and the tensor has elements,
+    the padding sits between rows, so the result is not contiguous and view(-1) fails
+    (``empty_aligned(3, 5)``: strides (8, 1)). Otherwise it is contiguous even when padded:
+    ``empty_aligned(1, 5)`` and ``empty_aligned(5)`` hold 32 bytes, and an empty tensor is
+    always contiguous.
     ValueError unless ``align`` is a positive multiple of the itemsize.
     """
     shape = _parse_shape(size, "empty_aligned") if size else ()
