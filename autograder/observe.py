@@ -83,13 +83,14 @@ def error_kind(exc: BaseException) -> str:
 
 
 def message_facts(message: str) -> list[int]:
-    """The numbers an error message names (the index, the dimension, the sizes), sorted.
+    """The numbers an error message names (the index, the dimension, the sizes), each once,
+    sorted.
 
     ``"index 9 is out of bounds for dimension 1 with size 4"`` -> ``[1, 4, 9]``. The judge
-    compares these, not the wording: a message may say it differently, but it must name the
-    same index, dimension and sizes torch names.
+    compares these, not the wording: a message may say it differently and in any order, but
+    it must name the same numbers torch names (a number said twice need be said only once).
     """
-    return sorted(int(n) for n in re.findall(r"(?<![\w.])-?\d+", message))
+    return sorted({int(n) for n in re.findall(r"(?<![\w.])-?\d+", message)})
 
 
 def raised(exc: BaseException, during: str = "") -> Observation:
