@@ -14,7 +14,7 @@ from collections.abc import Callable
 import pytest
 
 from autograder.cases import load_week
-from autograder.report import PASS, Report
+from autograder.report import PASS, Report, blame_line
 from autograder.runner import Limits, run_week
 
 
@@ -41,7 +41,8 @@ class WeekResults:
         result = next(r for r in self.report.results if r.name == name)
         if result.status != PASS:
             where = f" (tasks {', '.join(result.tasks)})" if result.tasks else ""
-            pytest.fail(f"{result.status}{where}: {result.message}", pytrace=False)
+            hint = f"\n{blame_line(result)}" if result.blame else ""
+            pytest.fail(f"{result.status}{where}: {result.message}{hint}", pytrace=False)
 
 
 @pytest.fixture(scope="session")
