@@ -63,7 +63,7 @@ def test_student_copy_has_no_answers(tmp_path):
     assert "labs/week1_strides/strides.py" in files
     assert "labs/week1_strides/week1.ipynb" in files
     assert "curriculum/week1_strides.md" in files
-    assert "autograder/weeks/week1.py" in files
+    assert "autograder/weeks/week1/__init__.py" in files
     for secret in ("reference_impl/", "autograder/hidden/", "curriculum/instructor/", "tests/"):
         assert not any(f.startswith(secret) for f in files), secret
     assert not any(".git/" in f or "__pycache__" in f for f in files)
