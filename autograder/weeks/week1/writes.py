@@ -66,6 +66,17 @@ def fill_through_views(lib):
         "x[3:].fill_(9) (empty)": scene(lambda x: x[3:].fill_(9)),
         "x.fill_(tensor(7))": scene(lambda x: x.fill_(lib.tensor(7))),
         "x.fill_(tensor([7])) (not 0-d)": scene(lambda x: x.fill_(lib.tensor([7]))),
+    }
+
+
+@case(W, points=1, tasks=("1.1", "1.2", "1.3", "1.4", "1.6", "1.8", "1.11", "1.12"))
+def reading_what_you_write(lib):
+    """A write may read its own target in full (``x[1].mul_(x[1])``), never in part: torch
+    refuses a source that partly overlaps the target (assert_no_partial_overlap)."""
+
+    scene = _write_scene(lib)
+
+    return {
         "x[1].mul_(x[1]) (full overlap is fine)": scene(lambda x: x[1].mul_(x[1])),
         "x.view(-1)[1:].copy_(x.view(-1)[:-1]) (partial overlap)": scene(
             lambda x: x.view(-1)[1:].copy_(x.view(-1)[:-1])
