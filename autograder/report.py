@@ -195,7 +195,8 @@ class Report:
         problems = "".join(f"<p style='color:#cf222e'>{html.escape(p)}</p>" for p in self.problems)
         head = "<tr><th>case</th><th>tasks</th><th>points</th><th>result</th><th>details</th></tr>"
         return (
-            f"<div class='torchlab-report'><h4>{html.escape(self.title)}</h4>{problems}"
+            f"<div class='torchlab-report'><h4>{html.escape(self.title)}</h4>"
+            f"<p>engine: <code>{html.escape(self.impl)}</code></p>{problems}"
             f"<table>{head}{''.join(rows)}</table>"
             f"<p><b>{html.escape(self.summary())}</b></p></div>"
         )

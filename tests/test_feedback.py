@@ -108,3 +108,4 @@ def test_check_finds_the_lab_you_are_in(tmp_path, monkeypatch):
     report = run_week("week1", "lab", ["task_1_1"])
     assert report.impl == str(lab / "strides.py") and Path(report.impl).is_absolute()
     assert report.render_text().startswith(f"week1: Strides and views  (engine: {lab}")
+    assert f"engine: <code>{lab / 'strides.py'}</code>" in report.render_html()
