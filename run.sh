@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Set-up command 1: install, then the main job: every lab's reference engine checked
-# against real torch, then your own progress through the weeks.
+# Set-up command 1: install, then the main job: `torchlab` shows your progress through the
+# weeks (in the instructor's copy it first checks every lab's solution against real torch).
 set -euo pipefail
 cd "$(dirname "$0")"
 scripts/setup.sh

@@ -22,7 +22,7 @@ CaseFn = Callable[..., Observation]
 @dataclass(frozen=True)
 class Case:
     """One graded scenario. ``tasks`` lists every exercise it needs (e.g. ``("1.1", "1.4")``);
-    ``tests/test_task_tags.py`` measures them, so they can be trusted."""
+    the tags are measured (by blanking one task at a time), so they can be trusted."""
 
     week: str
     name: str

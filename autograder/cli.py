@@ -1,11 +1,11 @@
 """``torchlab``: check a lab, see your progress, release the course.
 
-torchlab                      every lab against the reference, then your progress
+torchlab                      your progress through every lab
 torchlab check week1          your skeleton in labs/week1_strides/, case by case
-torchlab check week1 --impl reference | PATH
-torchlab release --check      fails when labs/ drifted from reference_impl/
-torchlab release --write      regenerate labs/ from reference_impl/
-torchlab release --out DIR    a student-only copy of the course
+torchlab check week1 --impl PATH    another folder or file instead of your skeleton
+torchlab release --check      (instructor's copy) fails when labs/ drifted from its source
+torchlab release --write      (instructor's copy) regenerate labs/ from its source
+torchlab release --out DIR    (instructor's copy) a student-only copy of the course
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ def _parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command")
     c = sub.add_parser("check", help="run a week's cases against an engine and compare with torch")
     c.add_argument("week", help="week1, or 1")
-    c.add_argument("--impl", default="lab", help="lab (default), reference, or a folder/file")
+    c.add_argument("--impl", default="lab", help="lab (default: your skeleton), or a folder/file")
     c.add_argument(
         "-k",
         dest="select",
@@ -37,13 +37,13 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--timeout", type=float, default=Limits.case_seconds, help="seconds per case")
     c.add_argument("--json", action="store_true", help="print the report as JSON")
     c.add_argument("--show-output", action="store_true", help="show what failing cases printed")
-    r = sub.add_parser("release", help="generate skeletons or a student copy from the reference")
+    r = sub.add_parser("release", help="instructor's copy: generate skeletons or a student copy")
     g = r.add_mutually_exclusive_group(required=True)
-    g.add_argument("--check", action="store_true", help="fail if labs/ differs from the reference")
-    g.add_argument("--write", action="store_true", help="regenerate labs/ from reference_impl/")
+    g.add_argument("--check", action="store_true", help="fail if labs/ differs from its source")
+    g.add_argument("--write", action="store_true", help="regenerate labs/ from its source")
     g.add_argument("--out", type=Path, help="write a student copy of the course to this folder")
-    sub.add_parser("progress", help="every lab against the reference, then your own progress")
-    gr = sub.add_parser("grade", help="grade a class of submissions (default: the sample class)")
+    sub.add_parser("progress", help="your progress through every lab (also the default)")
+    gr = sub.add_parser("grade", help="grade submissions (default: the instructor's sample class)")
     gr.add_argument("submissions", nargs="?", type=Path, help="a folder of student folders")
     gr.add_argument("--week", action="append", help="week to grade (repeatable; default: all)")
     gr.add_argument("--out", type=Path, help="where reports go (default: grades/)")

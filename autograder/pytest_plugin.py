@@ -4,7 +4,7 @@ Loaded by pytest through the ``pytest11`` entry point. A lab's test file paramet
 ``case_names(week)`` and asks the ``torchlab_week`` fixture for each case's result::
 
     pytest labs/week1_strides                   # your skeleton
-    pytest labs/week1_strides --impl reference  # the reference engine
+    pytest labs/week1_strides --impl PATH       # a folder holding the lab's file, or a file
 """
 
 from __future__ import annotations
@@ -20,7 +20,11 @@ from autograder.runner import Limits, run_week
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("torchlab")
-    group.addoption("--impl", default="lab", help="torchlab engine: lab, reference, or a path")
+    group.addoption(
+        "--impl",
+        default="lab",
+        help="the engine to check: lab (default, the lab you are in) or a path",
+    )
     group.addoption(
         "--case-timeout", type=float, default=Limits.case_seconds, help="seconds per case"
     )

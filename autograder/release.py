@@ -4,6 +4,10 @@ Every region between ``### BEGIN SOLUTION`` and ``### END SOLUTION`` becomes
 ``raise NotImplementedError("Tensor.view (Task 1.4)")``: the exercise, named so the report
 can say "not implemented yet: Tensor.view (Task 1.4)". ``torchlab release --check`` fails when
 the committed skeletons drift; ``torchlab release --out DIR`` writes the student copy.
+
+The student copy speaks to students: its skeletons do not name the file they came from, and in
+its Markdown files the lines from ``<!-- instructor -->`` to ``<!-- /instructor -->`` (each
+marker on a line of its own) are left out, so one README serves both copies.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from autograder.weeks import WEEKS, Week
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
+INSTRUCTOR_BEGIN, INSTRUCTOR_END = "<!-- instructor -->", "<!-- /instructor -->"
 
 # What a student copy leaves out: the answers, the hidden cases, the instructor's guide and
 # the project's own tests (which use the reference).
@@ -37,9 +42,10 @@ class ReleaseError(ValueError):
     pass
 
 
-def _header(source_name: str) -> str:
+def _header(source_name: str | None) -> str:
+    origin = f" from {source_name}" if source_name else ""
     return (
-        f"# Generated from {source_name} by `torchlab release`: this is the file you edit.\n"
+        f"# Generated{origin} by `torchlab release`: this is the file you edit.\n"
         "# Replace each `raise NotImplementedError(...)` with your code; the docstring above it\n"
         "# says what PyTorch does and where. Check your work with `torchlab check`.\n"
         "# ruff: noqa: F401, F841\n"
@@ -68,14 +74,21 @@ def _exercise_name(lines: list[str], at: int, indent: int) -> tuple[str, str | N
     return (f"{name} (Task {task})" if task else name), task
 
 
-def make_skeleton(source: str, source_name: str, only_tasks: set[str] | None = None) -> str:
+def make_skeleton(
+    source: str,
+    source_name: str,
+    only_tasks: set[str] | None = None,
+    *,
+    name_source: bool = True,
+) -> str:
     """The skeleton of a reference module: each solution region becomes a named raise.
 
     ``only_tasks`` blanks only the regions of those tasks and keeps the other solutions: the
-    project's tests use it to measure which cases each task is needed by.
+    project's tests use it to measure which cases each task is needed by. ``name_source=False``
+    leaves the source's name out of the header (the student copy has no such file).
     """
     lines = source.splitlines(keepends=True)
-    out = [_header(source_name)]
+    out = [_header(source_name if name_source else None)]
     i = 0
     while i < len(lines):
         stripped = lines[i].strip()
@@ -114,15 +127,50 @@ def skeleton_pairs(root: Path = REPO_ROOT) -> list[tuple[Week, Path, Path]]:
     ]
 
 
-def generated_files(root: Path = REPO_ROOT) -> dict[Path, str]:
-    """Every generated file (relative path) and the text it must hold."""
+def generated_files(root: Path = REPO_ROOT, for_students: bool = False) -> dict[Path, str]:
+    """Every generated file (relative path) and the text it must hold (``for_students``: as
+    the student copy holds it, without the name of its source)."""
     out = {}
     for _, src, dest in skeleton_pairs(root):
         if not src.exists():
             raise ReleaseError(f"{src.relative_to(root)} is missing: releases need the reference")
         name = str(src.relative_to(root))
-        out[dest.relative_to(root)] = make_skeleton(src.read_text(), name)
+        text = make_skeleton(src.read_text(), name, name_source=not for_students)
+        out[dest.relative_to(root)] = text
     return out
+
+
+def strip_instructor_blocks(text: str, name: str) -> str:
+    """``text`` without its instructor-only blocks: the lines from ``<!-- instructor -->`` to
+    ``<!-- /instructor -->``, markers included, and the blank line that removing one would
+    leave doubled (or at the end of the file)."""
+    out: list[str] = []
+    start = None
+    skip_blank = skip_end = False
+    for i, line in enumerate(text.splitlines(keepends=True), 1):
+        marker = line.strip()
+        if marker not in (INSTRUCTOR_BEGIN, INSTRUCTOR_END) and (
+            INSTRUCTOR_BEGIN in line or INSTRUCTOR_END in line
+        ):
+            raise ReleaseError(f"{name}, line {i}: an instructor marker must be alone on its line")
+        if marker == INSTRUCTOR_BEGIN:
+            if start is not None:
+                raise ReleaseError(f"{name}, line {i}: {INSTRUCTOR_BEGIN} inside another block")
+            start = i
+        elif marker == INSTRUCTOR_END:
+            if start is None:
+                raise ReleaseError(f"{name}, line {i}: {INSTRUCTOR_END} without {INSTRUCTOR_BEGIN}")
+            start, skip_blank, skip_end = None, True, True
+        elif start is None:
+            if not (skip_blank and not marker and (not out or not out[-1].strip())):
+                out.append(line)
+            skip_blank = False
+            skip_end = skip_end and not marker
+    if start is not None:
+        raise ReleaseError(f"{name}, line {start}: {INSTRUCTOR_BEGIN} is never closed")
+    while skip_end and out and not out[-1].strip():
+        out.pop()  # a block at the end leaves the blank line before it
+    return "".join(out)
 
 
 def check(root: Path = REPO_ROOT) -> list[str]:
@@ -154,7 +202,7 @@ def write_student_copy(out: Path, root: Path = REPO_ROOT) -> Path:
     out = out.resolve()
     if out.exists() and any(out.iterdir()):
         raise ReleaseError(f"{out} is not empty: choose a new folder for the release")
-    skeletons = generated_files(root)
+    skeletons = generated_files(root, for_students=True)
     excluded = {(root / p).resolve() for p in INSTRUCTOR_ONLY} | {out}
 
     def ignore(folder: str, names: list[str]) -> set[str]:
@@ -167,4 +215,8 @@ def write_student_copy(out: Path, root: Path = REPO_ROOT) -> Path:
     shutil.copytree(root, out, ignore=ignore, dirs_exist_ok=True)
     for rel, text in skeletons.items():
         (out / rel).write_text(text)
+    for path in out.rglob("*.md"):
+        text = path.read_text()
+        if INSTRUCTOR_BEGIN in text or INSTRUCTOR_END in text:
+            path.write_text(strip_instructor_blocks(text, str(path.relative_to(out))))
     return out

@@ -3,8 +3,8 @@ the list of tasks done, ``side_by_side(...)`` your tensor drawn beside torch's. 
 ever raises: an unfinished engine is shown, not stopped on.
 
 The checks run the engine in a fresh child process each time, so edits to the lab file are
-picked up without restarting the kernel (``mine()`` also imports it fresh). Set
-TORCHLAB_IMPL=reference to run a notebook against the reference engine.
+picked up without restarting the kernel (``mine()`` also imports it fresh). The
+TORCHLAB_IMPL environment variable, a path, makes them check another engine file.
 """
 
 from __future__ import annotations

@@ -1,6 +1,8 @@
 """`pytest labs/week1_strides`: one test per week-1 case, each compared with real torch.
 
-Edit strides.py in this folder; add `--impl reference` to run the reference engine instead.
+Edit strides.py in this folder, then run `pytest labs/week1_strides` from the course folder
+(add `-k view` for the cases whose name contains "view"), or `torchlab check week1` for the
+table with each case's tasks (`torchlab check week1 -k 1.4` for the cases of Task 1.4).
 """
 
 import pytest

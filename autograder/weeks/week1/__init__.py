@@ -2,7 +2,8 @@
 
 Every case is written once against ``lib`` (real torch, or the engine under test). ``tasks``
 lists every task of ``labs/week1_strides/strides.py`` the case needs; the tags are measured
-(``python -m autograder.authoring week1``) and ``tests/test_task_tags.py`` keeps them true.
+by blanking one task at a time in a copy of the solution, and the project's tests keep them
+true.
 
 The module imports neither torch nor hypothesis: property cases import hypothesis inside their
 strategy functions, so a learner's check stays fast when torch's answers are cached.
