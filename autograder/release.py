@@ -67,11 +67,23 @@ def _exercise_name(lines: list[str], at: int, indent: int) -> tuple[str, str | N
                 func, func_indent = m.group(2), depth
         elif (m := re.match(r"class (\w+)", stripped)) and depth < func_indent:
             cls = m.group(1)
+            if task is None:  # a method without a task of its own: its class docstring's
+                task = _class_task(lines, j)
             break
         elif stripped and depth == 0:
             break
     name = ".".join(p for p in (cls, func) if p) or "this exercise"
     return (f"{name} (Task {task})" if task else name), task
+
+
+def _class_task(lines: list[str], at: int) -> str | None:
+    """The "Task N.M" of the class defined at line ``at``, from its docstring."""
+    for line in lines[at + 1 : at + 12]:
+        if re.match(r"\s*(async\s+)?def ", line):
+            return None
+        if m := re.search(r"Task (\d+\.\d+)", line):
+            return m.group(1)
+    return None
 
 
 def make_skeleton(
