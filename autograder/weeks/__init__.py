@@ -18,6 +18,7 @@ class Week:
 
 WEEKS: dict[str, Week] = {
     "week1": Week("week1", "week1_strides", "strides", "Strides and views"),
+    "week2": Week("week2", "week2_dispatcher", "dispatcher", "The dispatcher"),
 }
 
 
