@@ -36,10 +36,23 @@ from pathlib import Path
 import pytest
 import torch
 
+from autograder.weeks import WEEKS
+
 ROOT = Path(__file__).resolve().parent.parent
-CHAPTER = ROOT / "curriculum" / "week1_strides.md"
-NOTEBOOK = ROOT / "labs" / "week1_strides" / "week1.ipynb"
-SKELETON = ROOT / "labs" / "week1_strides" / "strides.py"
+# Every chapter and every lab notebook is checked, registered week or not; the task lists are
+# checked for each registered week (its chapter is curriculum/<folder>.md).
+CHAPTERS = sorted((ROOT / "curriculum").glob("week*_*.md"))
+NOTEBOOKS = sorted((ROOT / "labs").glob("week*_*/week*.ipynb"))
+WEEK1_NOTEBOOK = ROOT / "labs" / "week1_strides" / "week1.ipynb"
+
+
+def chapter_of(week: str) -> Path:
+    return ROOT / "curriculum" / f"{WEEKS[week].folder}.md"
+
+
+def skeleton_of(week: str) -> Path:
+    return ROOT / "labs" / WEEKS[week].folder / f"{WEEKS[week].module}.py"
+
 
 FENCE = re.compile(r"^```(\w*)\s*$")
 
@@ -106,16 +119,21 @@ def examples_of(block: Block) -> list[Example]:
     return out
 
 
-def notebook_markdown() -> list[tuple[int, str]]:
-    cells = json.loads(NOTEBOOK.read_text())["cells"]
+def notebook_markdown(notebook: Path) -> list[tuple[int, str]]:
+    cells = json.loads(notebook.read_text())["cells"]
     return [(i, "".join(c["source"])) for i, c in enumerate(cells) if c["cell_type"] == "markdown"]
 
 
+def material_texts() -> list[tuple[str, str]]:
+    """(where, markdown text) for every chapter and every notebook markdown cell."""
+    texts = [(chapter.name, chapter.read_text()) for chapter in CHAPTERS]
+    for notebook in NOTEBOOKS:
+        texts += [(f"{notebook.name}:cell {i}", t) for i, t in notebook_markdown(notebook)]
+    return texts
+
+
 def all_blocks() -> list[Block]:
-    blocks = fenced_blocks(CHAPTER.read_text(), CHAPTER.name)
-    for i, text in notebook_markdown():
-        blocks += fenced_blocks(text, f"{NOTEBOOK.name}:cell {i}")
-    return blocks
+    return [b for where, text in material_texts() for b in fenced_blocks(text, where)]
 
 
 def all_examples() -> list[Example]:
@@ -153,13 +171,25 @@ def _error_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {message}"
 
 
-def test_torch_is_the_version_the_materials_quote():
+QUOTING = [c for c in CHAPTERS if any(e.where.startswith(f"{c.name}:") for e in EXAMPLES)]
+
+
+def test_every_week_has_a_chapter_and_a_notebook():
+    for name, week in WEEKS.items():
+        assert chapter_of(name) in CHAPTERS, f"{name}: no chapter {chapter_of(name)}"
+        assert ROOT / "labs" / week.folder / f"{name}.ipynb" in NOTEBOOKS, f"{name}: no notebook"
+
+
+@pytest.mark.parametrize("chapter", QUOTING, ids=lambda p: p.name)
+def test_torch_is_the_version_the_materials_quote(chapter: Path):
     assert torch.__version__.startswith("2.13."), torch.__version__
-    assert "torch 2.13.0" in CHAPTER.read_text()
+    assert "torch 2.13.0" in chapter.read_text()
 
 
-def test_there_are_examples_to_check():
-    assert len(EXAMPLES) >= 100
+@pytest.mark.parametrize("chapter", QUOTING, ids=lambda p: p.name)
+def test_there_are_examples_to_check(chapter: Path):
+    mine = [e for e in EXAMPLES if e.where.startswith(f"{chapter.name}:")]
+    assert len(mine) >= (100 if chapter.name == "week1_strides.md" else 30), len(mine)
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=_id)
@@ -214,10 +244,8 @@ def _norm(code: str) -> str:
 
 def prose_claims() -> list[tuple[str, str, str, str]]:
     """(where, call, verb, stated result) for each result a sentence states about torch."""
-    texts = [(CHAPTER.name, CHAPTER.read_text())]
-    texts += [(f"{NOTEBOOK.name}:cell {i}", t) for i, t in notebook_markdown()]
     claims = []
-    for where, text in texts:
+    for where, text in material_texts():
         prose = _prose(text)
         spans = list(SPAN.finditer(prose))
         for i, span in enumerate(spans):
@@ -317,7 +345,7 @@ NOTEBOOK_CLAIMS = [
 
 
 def _notebook_text() -> str:
-    cells = json.loads(NOTEBOOK.read_text())["cells"]
+    cells = json.loads(WEEK1_NOTEBOOK.read_text())["cells"]
     return re.sub(r"\s+", " ", " ".join("".join(c["source"]) for c in cells))
 
 
@@ -339,10 +367,10 @@ def test_notebook_claim_is_true(words: str, check: str):
 # --- the chapter names every function the skeleton asks for -------------------------------------
 
 
-def skeleton_tasks() -> dict[str, list[str]]:
+def skeleton_tasks(week: str) -> dict[str, list[str]]:
     """Task -> the functions the learner's skeleton asks for under it, from its raises."""
     tasks: dict[str, list[str]] = {}
-    for node in ast.walk(ast.parse(SKELETON.read_text())):
+    for node in ast.walk(ast.parse(skeleton_of(week).read_text())):
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             continue
         for inner in ast.walk(node):
@@ -362,9 +390,9 @@ def skeleton_tasks() -> dict[str, list[str]]:
     return tasks
 
 
-def chapter_task_bullets() -> dict[str, str]:
+def chapter_task_bullets(week: str) -> dict[str, str]:
     """Task -> its bullet's text in the chapter's "## The lab's tasks" section."""
-    text = CHAPTER.read_text()
+    text = chapter_of(week).read_text()
     section = text.split("## The lab's tasks", 1)[1].split("\n## ", 1)[0]
     bullets = re.split(r"\n- (?=\*\*Task )", "\n" + section)
     out = {}
@@ -375,25 +403,47 @@ def chapter_task_bullets() -> dict[str, str]:
     return out
 
 
-SKELETON_TASKS = skeleton_tasks()
+def _task_key(task: str) -> list[int]:
+    return [int(p) for p in task.split(".")]
 
 
-def test_the_skeleton_asks_for_every_task():
-    assert sorted(SKELETON_TASKS, key=lambda t: [int(p) for p in t.split(".")]) == [
-        f"1.{i}" for i in range(1, 14)
-    ]
+SKELETON_TASKS = {week: skeleton_tasks(week) for week in WEEKS}
 
 
-def test_the_chapter_has_one_bullet_per_task():
-    assert sorted(chapter_task_bullets()) == sorted(SKELETON_TASKS)
+@pytest.mark.parametrize("week", list(WEEKS))
+def test_the_skeleton_asks_for_every_task(week: str):
+    """Tasks N.1, N.2, ... with no gap; week 1 has 13."""
+    number = week.removeprefix("week")
+    tasks = sorted(SKELETON_TASKS[week], key=_task_key)
+    assert tasks == [f"{number}.{i}" for i in range(1, len(tasks) + 1)], tasks
+    if week == "week1":
+        assert len(tasks) == 13
+
+
+@pytest.mark.parametrize("week", list(WEEKS))
+def test_the_chapter_has_one_bullet_per_task(week: str):
+    assert sorted(chapter_task_bullets(week), key=_task_key) == sorted(
+        SKELETON_TASKS[week], key=_task_key
+    )
+
+
+@pytest.mark.parametrize("week", list(WEEKS))
+def test_progress_has_a_title_per_task(week: str):
+    from autograder.notebook import TASK_TITLES
+
+    assert sorted(TASK_TITLES.get(week, {}), key=_task_key) == sorted(
+        SKELETON_TASKS[week], key=_task_key
+    )
 
 
 @pytest.mark.parametrize(
-    "task, name", [(t, n) for t, names in SKELETON_TASKS.items() for n in names], ids=str
+    "week, task, name",
+    [(w, t, n) for w, tasks in SKELETON_TASKS.items() for t, names in tasks.items() for n in names],
+    ids=str,
 )
-def test_the_chapter_names_each_function_under_its_task(task: str, name: str):
-    bullet = chapter_task_bullets().get(task, "")
-    assert re.search(rf"`(Tensor\.)?{re.escape(name)}(\(\))?`", bullet), (
-        f"labs/week1_strides/strides.py asks for `{name}` under Task {task}, but the chapter's "
-        f"bullet for Task {task} does not name it: {bullet[:120]!r}"
+def test_the_chapter_names_each_function_under_its_task(week: str, task: str, name: str):
+    bullet = chapter_task_bullets(week).get(task, "")
+    assert re.search(rf"`(\w+\.)?{re.escape(name)}(\(\))?`", bullet), (
+        f"{skeleton_of(week).relative_to(ROOT)} asks for `{name}` under Task {task}, but the "
+        f"chapter's bullet for Task {task} does not name it: {bullet[:120]!r}"
     )

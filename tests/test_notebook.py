@@ -1,6 +1,7 @@
-"""The week-1 notebook runs top to bottom in a real kernel: against the skeleton it shows
-failing checks without stopping; with the reference swapped in, every check passes. Its
-progress list, side-by-side drawings and chunk-rule pictures render on both."""
+"""Each week's notebook runs top to bottom in a real kernel: against the skeleton it shows
+failing checks without stopping; with the reference swapped in, every check passes. Week 1's
+progress list, side-by-side drawings and chunk-rule pictures render on both; so do week 2's
+progress list, comparisons, and pictures of dispatch tables and kernel chains."""
 
 import os
 import re
@@ -14,19 +15,22 @@ from nbclient import NotebookClient
 from autograder.notebook import side_by_side
 from autograder.notebook.viz import show_view_steps, view_plan
 
-NOTEBOOK = Path(__file__).resolve().parent.parent / "labs/week1_strides/week1.ipynb"
+LABS = Path(__file__).resolve().parent.parent / "labs"
+NOTEBOOK = LABS / "week1_strides/week1.ipynb"
+NOTEBOOK2 = LABS / "week2_dispatcher/week2.ipynb"
 TASKS = [f"1.{i}" for i in range(1, 14)]
+TASKS2 = [f"2.{i}" for i in range(1, 5)]
 
 
-def execute(impl: str) -> nbformat.NotebookNode:
-    nb = nbformat.read(NOTEBOOK, as_version=4)
+def execute(impl: str, notebook: Path = NOTEBOOK) -> nbformat.NotebookNode:
+    nb = nbformat.read(notebook, as_version=4)
     os.environ["TORCHLAB_IMPL"] = impl  # the kernel inherits it
     try:
         client = NotebookClient(
             nb,
             timeout=120,
             kernel_name="python3",
-            resources={"metadata": {"path": NOTEBOOK.parent}},
+            resources={"metadata": {"path": notebook.parent}},
         )
         client.execute()  # raises CellExecutionError if any cell raises
     finally:
@@ -112,8 +116,9 @@ def test_chunk_rule_pictures(executed):
     assert "view(6, 4) is impossible" in steps[2]
 
 
-def test_notebook_names_nothing_a_student_copy_lacks():
-    nb = nbformat.read(NOTEBOOK, as_version=4)
+@pytest.mark.parametrize("notebook", [NOTEBOOK, NOTEBOOK2], ids=lambda p: p.name)
+def test_notebook_names_nothing_a_student_copy_lacks(notebook):
+    nb = nbformat.read(notebook, as_version=4)
     text = "\n".join(c.source for c in nb.cells)
     for missing in ("reference_impl", "--impl reference", "tests/", "samples/"):
         assert missing not in text
@@ -197,3 +202,140 @@ def test_side_by_side_says_what_differs(tmp_path, monkeypatch):
     lab.write_text("def broken(:\n")
     html = side_by_side(lambda lib: lib.zeros(3, 4), "zeros")._repr_html_()
     assert "could not be imported: SyntaxError" in html
+
+
+# ---- week 2 ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module", params=["lab", "reference"])
+def executed2(request):
+    return request.param, execute(request.param, NOTEBOOK2)
+
+
+def verdicts(nb: nbformat.NotebookNode, marker: str) -> list[str]:
+    return [re.search(r"data-verdict='([a-z-]+)'", h).group(1) for h in outputs_with(nb, marker)]
+
+
+def test_week2_notebook_runs_top_to_bottom(executed2):
+    impl, nb = executed2
+    checks = check_outputs(nb)
+    assert len(checks) == 5  # one per task, and the whole week
+    for html in checks:
+        assert "torchlab-report" in html
+        if impl == "reference":
+            assert ">fail<" not in html and ">not implemented<" not in html
+            assert ">pass<" in html
+        else:
+            assert ">pass<" not in html and ">not implemented<" in html
+
+
+def test_week2_progress_list_shows_every_task(executed2):
+    impl, nb = executed2
+    first = next(c for c in nb.cells if c.cell_type == "code" and "progress(" in c.source)
+    assert nb.cells.index(first) < 5, "the progress list belongs at the top"
+    lists = outputs_with(nb, "torchlab-progress")
+    assert len(lists) == 2
+    for html in lists:
+        for task in TASKS2:
+            assert f"<b>Task {task}</b>" in html
+        if impl == "reference":
+            assert "4 of 4 tasks done" in html and html.count("torchlab-done") == 4
+        else:
+            assert "0 of 4 tasks done" in html and "not implemented yet" in html
+
+
+def test_week2_comparisons_tables_and_chains(executed2):
+    """Torch and the engine side by side: the same on the reference; "not implemented yet" on
+    the skeleton, never an error."""
+    impl, nb = executed2
+    expected = "same" if impl == "reference" else "not-implemented"
+    for marker, least in (("torchlab-compare", 3), ("torchlab-tables", 3), ("torchlab-chains", 5)):
+        found = verdicts(nb, marker)
+        assert len(found) >= least, marker
+        assert set(found) == {expected}, (marker, found)
+    for html in outputs_with(nb, "torchlab-chains") + outputs_with(nb, "torchlab-tables"):
+        assert "<svg" in html  # torch's side is always drawn
+        if impl == "lab":
+            assert "not implemented yet" in html
+
+
+def test_week2_torch_pictures(executed2):
+    """torch's own table of aten::add.Tensor and one call's chain, drawn by dot."""
+    _, nb = executed2
+    tables = [h for h in outputs_with(nb, "torchlab-dispatch-table") if "aten::add.Tensor" in h]
+    assert len(tables) == 1 and "<svg" in tables[0]
+    for words in ("VariableType_2.cpp", "RegisterCPU_0.cpp", "autograd kernel"):
+        assert words in tables[0]
+    chains = outputs_with(nb, "torchlab-kernel-chain")
+    assert "<svg" in chains[0]
+    assert [m for m in ("Autograd", "ADInplaceOrView", "CPU") if m in chains[0]]
+
+
+def test_week2_your_engine_drawn(executed2):
+    """Section 6 draws the engine alone: pictures on the reference, a line on the skeleton."""
+    impl, nb = executed2
+    cells = [c for c in nb.cells if c.cell_type == "code" and 'mine("week2")' in c.source]
+    drawn = [h for c in cells[-2:] for h in html_of(c)]
+    assert len(drawn) == 2
+    for html in drawn:
+        if impl == "reference":
+            assert "<svg" in html and "yours" in html
+        else:
+            assert "not implemented yet: Library.define (Task 2.3)" in html
+
+
+def test_pictures_without_dot_are_tables(monkeypatch):
+    """No ``dot`` on the PATH, or a ``dot`` that hangs: a plain table and a one-line note."""
+    import subprocess
+
+    from autograder.notebook import viz
+
+    monkeypatch.setattr("shutil.which", lambda name: None)
+    table = viz.draw_dispatch_table(
+        {"CPU": "kernel", "ADInplaceOrView": "fallthrough backend fallback"}
+    )
+    chain = viz.draw_kernel_chain(["AutogradCPU", ("CPU", "RegisterCPU_0.cpp")], "aten::add")
+    for html in (table.text, chain.text):
+        assert "<svg" not in html and "<table" in html and "is not available here" in html
+    assert "fallthrough backend fallback" in table.text and "RegisterCPU_0.cpp" in chain.text
+    monkeypatch.setattr("shutil.which", lambda name: "/usr/bin/dot")
+
+    def hang(*args, **kwargs):
+        raise subprocess.TimeoutExpired("dot", 10)
+
+    monkeypatch.setattr(subprocess, "run", hang)
+    assert "is not available here" in viz.draw_kernel_chain(["CPU"]).text
+
+
+def test_pictures_never_raise():
+    from autograder.notebook import viz
+
+    assert "cannot be drawn" in viz.draw_kernel_chain(None).text
+    assert "cannot be drawn" in viz.draw_dispatch_table(42).text
+    text = torch._C._dispatch_dump_table("aten::add.Tensor")
+    parsed = viz.parse_dispatch_table(text)
+    assert parsed["CPU"].kind == "kernel" and not parsed["CPU"].fallthrough
+    assert (
+        parsed["ADInplaceOrView"].fallthrough
+        and parsed["ADInplaceOrView"].kind == "backend fallback"
+    )
+    html = viz.draw_dispatch_table(text, "aten::add.Tensor", keys=["AutogradCPU", "Nope"]).text
+    assert "autograd kernel" in html and "missing" in html
+
+
+def test_table_side_by_side_names_what_differs(monkeypatch):
+    import autograder.notebook as nbk
+    from autograder.notebook.viz import TableEntry
+
+    engine = object()
+    monkeypatch.setattr(nbk, "mine", lambda week, impl=None: engine)
+
+    def fake_table(lib, registrations):
+        kind = "autograd kernel" if lib is not engine else "backend fallback"
+        return {"AutogradCPU": TableEntry("AutogradCPU", kind), "CPU": TableEntry("CPU", "kernel")}
+
+    monkeypatch.setattr(nbk, "demo_table", fake_table)
+    html = nbk.table_side_by_side(("CPU", "Autograd"), keys=("AutogradCPU", "CPU"))._repr_html_()
+    assert "data-verdict='differ'" in html
+    assert "AutogradCPU: torch autograd kernel, yours backend fallback" in html
+    assert "; CPU:" not in html and "Different: CPU" not in html

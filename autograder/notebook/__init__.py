@@ -1,6 +1,8 @@
 """The notebook front end: ``check(...)`` renders the pass/fail table inline, ``progress(...)``
-the list of tasks done, ``side_by_side(...)`` your tensor drawn beside torch's. None of them
-ever raises: an unfinished engine is shown, not stopped on.
+the list of tasks done, ``side_by_side(...)`` your tensor drawn beside torch's (week 1), and
+``compare``, ``table_side_by_side`` and ``chain_side_by_side`` a key set, an operator's
+computed dispatch table and the kernels one call runs, in torch and in your engine (week 2).
+None of them ever raises: an unfinished engine is shown, not stopped on.
 
 The checks run the engine in a fresh child process each time, so edits to the lab file are
 picked up without restarting the kernel (``mine()`` also imports it fresh). The
@@ -14,7 +16,14 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from autograder.notebook.viz import HTML, show_storage
+from autograder.notebook.viz import (
+    HTML,
+    TableEntry,
+    draw_dispatch_table,
+    draw_kernel_chain,
+    parse_dispatch_table,
+    show_storage,
+)
 from autograder.report import Report
 from autograder.runner import Limits, run_week
 
@@ -72,7 +81,13 @@ TASK_TITLES: dict[str, dict[str, str]] = {
         "1.11": "+ - * with broadcasting and type promotion",
         "1.12": "in-place writes through views",
         "1.13": "empty_aligned: rows on 32-byte boundaries",
-    }
+    },
+    "week2": {
+        "2.1": "the dispatch keys in torch's priority order",
+        "2.2": "key sets, a tensor's keys, the thread-local include/exclude sets",
+        "2.3": "the operator table: aliases, fallbacks, fallthroughs",
+        "2.4": "calling through the dispatcher: key set, redispatch, the chain of kernels",
+    },
 }
 
 
@@ -266,3 +281,237 @@ def _verdict(ours: _Outcome, theirs: _Outcome, values: bool) -> tuple[str, list[
         return "differ", differ + ([f"Same {', '.join(same)}."] if same else []) + waiting
     lines = [f"Same {', '.join(same)}."] + waiting
     return ("not-implemented" if waiting else "same"), lines
+
+
+# ---- week 2: the same dispatcher question asked of torch and of your engine ---------------------
+#
+# Your week-2 engine mirrors torch's names (``_C``, ``library``, ``ops``, ``empty``,
+# ``inference_mode``, ``no_grad``), so each helper below takes ``lib`` (torch, or your module)
+# and runs the same code on both.
+
+DEMO_NS = "torchlab_demo"  # the namespace of the throwaway operators these helpers define
+
+# The runtime keys of the week-2 engine, highest priority first (the order a call tries them).
+WEEK2_KEYS = (
+    "PythonTLSSnapshot",
+    "AutocastCUDA",
+    "AutocastCPU",
+    "AutogradMeta",
+    "AutogradPrivateUse1",
+    "AutogradCUDA",
+    "AutogradCPU",
+    "ADInplaceOrView",
+    "Functionalize",
+    "Python",
+    "BackendSelect",
+    "Meta",
+    "PrivateUse1",
+    "CUDA",
+    "CPU",
+)
+
+
+def kernel_chain(
+    lib: Any,
+    make: Callable[[Any], Any],
+    keys: tuple[str, ...] = ("CPU", "Meta", "Autograd", "ADInplaceOrView"),
+    context: Callable[[Any], Any] | None = None,
+) -> list[str]:
+    """The kernels one call runs, in order: defines ``torchlab_demo::f(Tensor x) -> Tensor``
+    with a logging kernel on each of ``keys`` (the Autograd and ADInplaceOrView ones
+    redispatch below themselves, as torch's do), calls it on ``make(lib)`` (inside
+    ``context(lib)`` if given) and returns the keys whose kernels ran. Raises what the
+    library raises; the registrations are undone either way."""
+    log: list[str] = []
+    masks = {
+        "Autograd": lib._C._after_autograd_keyset,
+        "ADInplaceOrView": lib._C._after_ADInplaceOrView_keyset,
+    }
+    library = lib.library.Library(DEMO_NS, "FRAGMENT")
+    try:
+        library.define("f(Tensor x) -> Tensor")
+        op = getattr(lib.ops, DEMO_NS).f
+        for key in keys:
+
+            def kernel(ks: Any, x: Any, key: str = key) -> Any:
+                log.append(key)
+                if key in masks:
+                    return op.default.redispatch(ks & masks[key], x)
+                return x
+
+            library.impl("f", kernel, key, with_keyset=True)
+        if context is None:
+            op(make(lib))
+        else:
+            with context(lib):
+                op(make(lib))
+    finally:
+        library._destroy()
+    return log
+
+
+def demo_table(
+    lib: Any, registrations: tuple[str, ...] = ("CPU", "Autograd")
+) -> dict[str, TableEntry]:
+    """The computed dispatch table of ``torchlab_demo::g(Tensor x) -> Tensor`` with a kernel
+    registered on each key of ``registrations`` (runtime or alias keys; "fallthrough:KEY"
+    registers ``fallthrough_kernel`` there), parsed from ``lib._C._dispatch_dump_table``."""
+    library = lib.library.Library(DEMO_NS, "FRAGMENT")
+    try:
+        library.define("g(Tensor x) -> Tensor")
+        for key in registrations:
+            if key.startswith("fallthrough:"):
+                library.impl("g", lib.library.fallthrough_kernel, key.split(":", 1)[1])
+            else:
+                library.impl("g", _identity, key)
+        return parse_dispatch_table(lib._C._dispatch_dump_table(f"{DEMO_NS}::g"))
+    finally:
+        library._destroy()
+
+
+def _identity(x: Any) -> Any:
+    return x
+
+
+def _both(fn: Callable[[Any], Any], week: str, impl: str | None) -> tuple[_Outcome, _Outcome]:
+    """``fn(torch)`` and ``fn(your module)``, each as a value or an error line."""
+    import torch
+
+    ours = _attempt(lambda: fn(torch))
+    try:
+        module: Any = mine(week, impl)
+    except Exception as exc:  # noqa: BLE001 - a broken or missing lab file is shown
+        from autograder.worker import describe_exception
+
+        return ours, _Outcome(error=f"your engine could not be loaded: {describe_exception(exc)}")
+    return ours, _attempt(lambda: fn(module), getattr(module, "__file__", None))
+
+
+def _verdict_line(ours: _Outcome, theirs: _Outcome, same: bool) -> tuple[str, str]:
+    if ours.error:
+        return "differ", f"torch raised: {ours.error}"
+    if theirs.missing:
+        return "not-implemented", f"Nothing to compare yet: yours says {theirs.error}"
+    if theirs.error:
+        return "differ", f"Different: yours raises {theirs.error}" if theirs.kind else theirs.error
+    return ("same", "Same as torch.") if same else ("differ", "Different from torch (see above).")
+
+
+_VERDICT_COLORS = {"same": "#1a7f37", "not-implemented": "#9a6700"}
+
+
+def _two_panels(cls: str, name: str, left: str, right: str, verdict: str, line: str) -> HTML:
+    return HTML(
+        f"<div class='{cls}'>"
+        f"<div style='font-family:monospace;font-weight:bold'>{html.escape(name)}</div>"
+        "<div style='display:flex;gap:32px;flex-wrap:wrap;align-items:flex-start'>"
+        f"<div><div><b>torch</b></div>{left}</div><div><div><b>yours</b></div>{right}</div></div>"
+        f"<div class='torchlab-verdict' data-verdict='{verdict}' "
+        f"style='color:{_VERDICT_COLORS.get(verdict, '#cf222e')}'>{html.escape(line)}</div></div>"
+    )
+
+
+def _error_panel(side: _Outcome) -> str:
+    color = "#9a6700" if side.missing else "#cf222e"
+    return f"<div style='color:{color}'>{html.escape(side.error)}</div>"
+
+
+def compare(
+    expr: Callable[[Any], Any], name: str = "", *, week: str = "week2", impl: str | None = None
+) -> HTML:
+    """Shows ``repr(expr(torch))`` beside ``repr(expr(your module))`` and whether they are the
+    same text: for key sets, keys and the thread-local sets, whose printed forms match
+    torch's. Never raises."""
+    try:
+        ours, theirs = _both(lambda lib: repr(expr(lib)), week, impl)
+
+        def panel(side: _Outcome) -> str:
+            if side.error:
+                return _error_panel(side)
+            return f"<pre style='margin:0'>{html.escape(str(side.value))}</pre>"
+
+        verdict, line = _verdict_line(ours, theirs, ours.value == theirs.value)
+        return _two_panels(
+            "torchlab-compare", name or "the expression", panel(ours), panel(theirs), verdict, line
+        )
+    except Exception as exc:  # noqa: BLE001 - a notebook cell never stops on a drawing
+        return HTML(f"<div class='torchlab-compare'>{html.escape(repr(exc))}</div>")
+
+
+def chain_side_by_side(
+    make: Callable[[Any], Any],
+    name: str = "",
+    *,
+    keys: tuple[str, ...] = ("CPU", "Meta", "Autograd", "ADInplaceOrView"),
+    context: Callable[[Any], Any] | None = None,
+    week: str = "week2",
+    impl: str | None = None,
+) -> HTML:
+    """Draws the chain of kernels one call runs (:func:`kernel_chain`) in torch and in your
+    engine, side by side, and says whether they agree. Never raises."""
+    try:
+        ours, theirs = _both(lambda lib: kernel_chain(lib, make, keys, context), week, impl)
+
+        def panel(side: _Outcome) -> str:
+            if side.error:
+                return _error_panel(side)
+            return draw_kernel_chain(side.value, f"{DEMO_NS}::f").text
+
+        verdict, line = _verdict_line(ours, theirs, ours.value == theirs.value)
+        if verdict == "differ" and not theirs.error:
+            line = f"Different: torch runs {ours.value}, yours runs {theirs.value}."
+        return _two_panels(
+            "torchlab-chains", name or "one call", panel(ours), panel(theirs), verdict, line
+        )
+    except Exception as exc:  # noqa: BLE001
+        return HTML(f"<div class='torchlab-chains'>{html.escape(repr(exc))}</div>")
+
+
+def table_side_by_side(
+    registrations: tuple[str, ...] = ("CPU", "Autograd"),
+    name: str = "",
+    *,
+    keys: tuple[str, ...] = WEEK2_KEYS,
+    week: str = "week2",
+    impl: str | None = None,
+) -> HTML:
+    """Draws the computed table of an operator with kernels on ``registrations``
+    (:func:`demo_table`) in torch and in your engine, for ``keys``, and names the keys whose
+    kind differs. The kernel column differs by nature (torch names a file, yours says
+    "registered" or "torch"), so only the kinds and fallthroughs are compared. Never raises."""
+    try:
+        ours, theirs = _both(lambda lib: demo_table(lib, registrations), week, impl)
+        title = f"{DEMO_NS}::g with kernels on {', '.join(registrations) or 'nothing'}"
+
+        def panel(side: _Outcome) -> str:
+            if side.error:
+                return _error_panel(side)
+            return draw_dispatch_table(side.value, keys=keys, title=title).text
+
+        def kinds(table: dict[str, TableEntry]) -> dict[str, tuple[str, bool]]:
+            return {
+                k: (table[k].kind, table[k].fallthrough) if k in table else ("missing", False)
+                for k in keys
+            }
+
+        same = False
+        line = ""
+        if not ours.error and not theirs.error:
+            want, got = kinds(ours.value), kinds(theirs.value)
+            wrong = [k for k in keys if want[k] != got[k]]
+            same = not wrong
+            line = "; ".join(
+                f"{k}: torch {_kind_text(*want[k])}, yours {_kind_text(*got[k])}" for k in wrong
+            )
+        verdict, default = _verdict_line(ours, theirs, same)
+        if verdict == "differ" and line:
+            default = f"Different: {line}."
+        return _two_panels(
+            "torchlab-tables", name or title, panel(ours), panel(theirs), verdict, default
+        )
+    except Exception as exc:  # noqa: BLE001
+        return HTML(f"<div class='torchlab-tables'>{html.escape(repr(exc))}</div>")
+
+
+def _kind_text(kind: str, fallthrough: bool) -> str:
+    return f"fallthrough {kind}" if fallthrough else kind

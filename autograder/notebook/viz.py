@@ -1,7 +1,12 @@
-"""Drawings of how a view maps onto its storage, for torch tensors and engine tensors alike.
+"""Drawings for the notebooks, for torch and for a learner's engine alike.
 
-Only the public API both share is used (shape, stride(), storage_offset(), element_size(),
-untyped_storage().nbytes()), so a learner can draw their own engine's views next to torch's.
+Week 1: how a view maps onto its storage. Only the public API both share is used (shape,
+stride(), storage_offset(), element_size(), untyped_storage().nbytes()), so a learner can draw
+their own engine's views next to torch's.
+
+Week 2: an operator's computed dispatch table and the chain of kernels one call runs, drawn
+as SVG by graphviz's ``dot`` (run with a timeout), or as a plain HTML table with a one-line
+note when ``dot`` is missing or fails. Nothing here ever raises.
 """
 
 from __future__ import annotations
@@ -9,8 +14,9 @@ from __future__ import annotations
 import html
 import itertools
 import math
+import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 
@@ -342,3 +348,282 @@ def render_view_plan(plan: ViewPlan, name: str = "x") -> str:
             f"view{plan.new_shape} is impossible: RuntimeError.</div>"
         )
     return f"<div class='torchlab-view-steps'>{''.join(parts)}</div>"
+
+
+# ---- the dispatcher (week 2): an operator's computed table, and the kernels one call runs ------
+
+
+@dataclass
+class TableEntry:
+    """One slot of an operator's computed dispatch table: which kernel fills the slot of
+    ``key``, and why (``kind``: "kernel", "default backend kernel", "math kernel", "autograd
+    kernel", "backend fallback", ... as torch's ``computeDispatchTableEntryWithDebug`` says)."""
+
+    key: str
+    kind: str
+    kernel: str = ""  # where it was registered (torch), or the kernel's name (an engine)
+    fallthrough: bool = False
+
+
+def parse_dispatch_table(text: str) -> dict[str, TableEntry]:
+    """``_dispatch_dump_table`` text (torch's or an engine's) as table entries, for the week's
+    runtime keys. The parsing is the week-2 cases' own (``parse_table``), so the pictures
+    and the checks read the table the same way."""
+    from autograder.weeks.week2.common import parse_table
+
+    return {k: _entry(k, kind) for k, kind in parse_table(text).items()}
+
+
+def torch_kernel_sources(op: str, keys: Sequence[str]) -> dict[str, str]:
+    """Where torch registered the kernel that fills each slot of ``op``'s computed table
+    ("RegisterCPU_0.cpp:1297"), from ``_dispatch_get_computed_kernel_for_dispatch_key``;
+    keys with no kernel are left out."""
+    import torch
+
+    out = {}
+    for k in keys:
+        try:
+            debug = repr(torch._C._dispatch_get_computed_kernel_for_dispatch_key(op, k))
+        except Exception:  # noqa: BLE001 - no kernel for this key
+            continue
+        if m := re.search(r"([\w.]+\.(?:cpp|py|h):\d+)", debug):
+            out[k] = m.group(1)
+    return out
+
+
+def _entry(key: Any, value: Any) -> TableEntry:
+    """A table slot from whatever an engine gives: an entry-like object, a (kernel, kind)
+    pair, a kind string, or a kernel (a callable, drawn by its name)."""
+    name = getattr(key, "name", None) or str(key)
+    name = name.rsplit(".", 1)[-1] if name.startswith("DispatchKey.") else name
+    if isinstance(value, TableEntry):
+        return TableEntry(name, value.kind, value.kernel, value.fallthrough)
+    if isinstance(value, str):
+        through = value.startswith("fallthrough ")
+        return TableEntry(name, value.removeprefix("fallthrough "), "", through)
+    if isinstance(value, tuple | list) and len(value) == 2:
+        kernel, kind = value
+        return TableEntry(name, str(kind), _kernel_name(kernel), "fallthrough" in str(kind))
+    kind = getattr(value, "kind", None) or getattr(value, "debug", None) or ""
+    kernel = getattr(value, "kernel", value)
+    fall = bool(getattr(value, "fallthrough", False) or getattr(kernel, "fallthrough", False))
+    return TableEntry(name, str(kind), _kernel_name(kernel), fall)
+
+
+def _kernel_name(kernel: Any) -> str:
+    if kernel is None:
+        return ""
+    for attr in ("name", "debug", "__qualname__", "__name__"):
+        value = getattr(kernel, attr, None)
+        if isinstance(value, str) and value:
+            return value
+    return str(kernel)[:60]
+
+
+def _table_entries(table: Any) -> list[TableEntry]:
+    if isinstance(table, str):
+        return list(parse_dispatch_table(table).values())
+    if hasattr(table, "items"):
+        return [_entry(k, v) for k, v in table.items()]
+    return [v if isinstance(v, TableEntry) else _entry(*v) for v in table]
+
+
+_KIND_COLORS = {
+    "kernel": "#bbf7d0",
+    "default backend kernel": "#dbeafe",
+    "math kernel": "#e9d5ff",
+    "autograd kernel": "#fde68a",
+    "backend fallback": "#fed7aa",
+    "fallthrough": "#f3f4f6",
+    "missing": "#fecaca",
+}
+
+
+def _kind_color(entry: TableEntry) -> str:
+    if entry.fallthrough:
+        return _KIND_COLORS["fallthrough"]
+    return _KIND_COLORS.get(entry.kind, "#ffffff")
+
+
+def _render_dot(source: str, timeout: float = 10.0) -> str | None:
+    """SVG from graphviz's ``dot``, or None when it is missing, slow or fails."""
+    import shutil
+    import subprocess
+
+    dot = shutil.which("dot")
+    if not dot:
+        return None
+    try:
+        run = subprocess.run(
+            [dot, "-Tsvg"], input=source, capture_output=True, text=True, timeout=timeout
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if run.returncode != 0 or "<svg" not in run.stdout:
+        return None
+    return run.stdout[run.stdout.index("<svg") :]
+
+
+def _dot_text(text: object) -> str:
+    """Text for a graphviz HTML-like label."""
+    return html.escape(str(text), quote=True)
+
+
+def _fallback_note(what: str) -> str:
+    return (
+        f"<div style='color:#6b7280'>graphviz's <code>dot</code> is not available here, so "
+        f"{html.escape(what)} is drawn as a plain table.</div>"
+    )
+
+
+def _error_html(cls: str, text: str) -> HTML:
+    return HTML(f"<div class='{cls}'><span style='color:#cf222e'>{html.escape(text)}</span></div>")
+
+
+def draw_dispatch_table(
+    table: Any,
+    op: str = "",
+    keys: Sequence[str] | None = None,
+    *,
+    title: str = "",
+    sources: dict[str, str] | None = None,
+) -> HTML:
+    """Draws an operator's computed dispatch table: one row per runtime key, highest priority
+    first as torch lists it, with why the slot is filled (its kind) and, when known, by which
+    kernel; colored by kind, fallthroughs grey. ``table`` is ``_dispatch_dump_table`` text
+    (torch's or an engine's), a mapping from keys to kinds ("fallthrough backend fallback"),
+    to (kernel, kind) pairs or to entries. ``keys`` keeps only those keys, in that order;
+    ``sources`` names the kernel of a key (:func:`torch_kernel_sources`).
+    Rendered as SVG with graphviz's ``dot``; without it, as an HTML table. Never raises."""
+    try:
+        entries = _table_entries(table)
+        if keys is not None:
+            by_key = {e.key: e for e in entries}
+            entries = [by_key.get(k) or TableEntry(k, "missing") for k in keys]
+        entries = [replace(e, kernel=(sources or {}).get(e.key, e.kernel)) for e in entries]
+        name = title or (f"{op}: computed dispatch table" if op else "computed dispatch table")
+        rows = "".join(
+            f"<TR><TD ALIGN='LEFT' BGCOLOR='{_kind_color(e)}'><B>{_dot_text(e.key)}</B></TD>"
+            f"<TD ALIGN='LEFT' BGCOLOR='{_kind_color(e)}'>"
+            f"{_dot_text(('fallthrough ' if e.fallthrough else '') + (e.kind or '?'))}</TD>"
+            f"<TD ALIGN='LEFT' BGCOLOR='{_kind_color(e)}'>{_dot_text(e.kernel or ' ')}</TD></TR>"
+            for e in entries
+        )
+        dot = (
+            "digraph table { node [shape=plaintext fontname=Helvetica fontsize=11];\n"
+            f"t [label=<<TABLE BORDER='0' CELLBORDER='1' CELLSPACING='0' CELLPADDING='4'>"
+            f"<TR><TD COLSPAN='3'><B>{_dot_text(name)}</B></TD></TR>"
+            "<TR><TD><I>key</I></TD><TD><I>kind</I></TD><TD><I>kernel</I></TD></TR>"
+            f"{rows}</TABLE>>]; }}\n"
+        )
+        svg = _render_dot(dot)
+        body = (
+            svg
+            if svg is not None
+            else _fallback_note("the table")
+            + _html_table(
+                name,
+                ["key", "kind", "kernel"],
+                [
+                    (
+                        [e.key, ("fallthrough " if e.fallthrough else "") + e.kind, e.kernel],
+                        _kind_color(e),
+                    )
+                    for e in entries
+                ],
+            )
+        )
+        return HTML(f"<div class='torchlab-dispatch-table'>{body}</div>")
+    except Exception as exc:  # noqa: BLE001 - a drawing never stops the notebook
+        return _error_html(
+            "torchlab-dispatch-table",
+            f"this table cannot be drawn ({type(exc).__name__}: {exc})",
+        )
+
+
+def _html_table(caption: str, head: list[str], rows: list[tuple[list[object], str]]) -> str:
+    cells = "".join(
+        "<tr>"
+        + "".join(
+            f"<td style='background:{color};border:1px solid #9ca3af;padding:2px 8px'>"
+            f"{html.escape(str(v))}</td>"
+            for v in values
+        )
+        + "</tr>"
+        for values, color in rows
+    )
+    heads = "".join(
+        f"<th style='border:1px solid #9ca3af;padding:2px 8px'>{html.escape(h)}</th>" for h in head
+    )
+    return (
+        f"<table style='border-collapse:collapse'><caption style='font-weight:bold'>"
+        f"{html.escape(caption)}</caption><tr>{heads}</tr>{cells}</table>"
+    )
+
+
+def _chain_step(step: Any) -> tuple[str, str]:
+    """(key, kernel) for one step of a chain: a key, a (key, kernel) pair, or an object
+    with ``key`` and ``kernel``."""
+    if isinstance(step, tuple | list) and len(step) == 2:
+        key, kernel = step
+    elif hasattr(step, "key"):
+        key, kernel = step.key, getattr(step, "kernel", "")
+    else:
+        key, kernel = step, ""
+    name = getattr(key, "name", None) or str(key)
+    name = name.rsplit(".", 1)[-1] if name.startswith("DispatchKey.") else name
+    return name, _kernel_name(kernel) if kernel else ""
+
+
+def draw_kernel_chain(chain: Any, op: str = "", *, title: str = "") -> HTML:
+    """Draws the kernels one call runs, in order: the call, then each kernel (its key and,
+    when known, which kernel), joined by "redispatch" arrows. ``chain`` is a list of keys,
+    (key, kernel) pairs, or objects with ``key`` and ``kernel``. SVG through graphviz's
+    ``dot``; without it, an HTML table. Never raises."""
+    try:
+        steps = [_chain_step(s) for s in chain]
+        name = title or (
+            f"the kernels one call of {op} runs" if op else "the kernels one call runs"
+        )
+        lines = [
+            'digraph chain { rankdir=LR; node [shape=box style="rounded,filled" '
+            'fontname=Helvetica fontsize=11 fillcolor="#ffffff"]; edge [fontname=Helvetica '
+            "fontsize=9];",
+            f"labelloc=t; label=<<B>{_dot_text(name)}</B>>;",
+            f'call [label=<{_dot_text(op or "call")}> fillcolor="#f3f4f6"];',
+        ]
+        previous = "call"
+        for i, (key, kernel) in enumerate(steps, 1):
+            color = (
+                _KIND_COLORS["autograd kernel"]
+                if key.startswith("Autograd")
+                else (
+                    _KIND_COLORS["kernel"]
+                    if i == len(steps)
+                    else _KIND_COLORS["default backend kernel"]
+                )
+            )
+            detail = f"<BR/><FONT POINT-SIZE='9'>{_dot_text(kernel)}</FONT>" if kernel else ""
+            lines.append(
+                f'k{i} [label=<{i}. <B>{_dot_text(key)}</B>{detail}> fillcolor="{color}"];'
+            )
+            label = "dispatch" if i == 1 else "redispatch"
+            lines.append(f'{previous} -> k{i} [label="{label}"];')
+            previous = f"k{i}"
+        if not steps:
+            lines.append('none [label="no kernel ran" fillcolor="#fecaca"]; call -> none;')
+        lines.append("}")
+        svg = _render_dot("\n".join(lines))
+        if svg is not None:
+            body = svg
+        else:
+            body = _fallback_note("the chain") + _html_table(
+                name,
+                ["#", "key", "kernel"],
+                [([i, key, kernel], "#ffffff") for i, (key, kernel) in enumerate(steps, 1)],
+            )
+        return HTML(f"<div class='torchlab-kernel-chain'>{body}</div>")
+    except Exception as exc:  # noqa: BLE001 - a drawing never stops the notebook
+        return _error_html(
+            "torchlab-kernel-chain", f"this chain cannot be drawn ({type(exc).__name__}: {exc})"
+        )
