@@ -151,12 +151,13 @@ def cmd_grade(args: argparse.Namespace) -> int:
         print(grading.summary_table(reports))
         print(f"\nmerged {len(args.merge)} folders into {out}/gradebook.csv")
         return 0
-    submissions = args.submissions
+    submissions, weeks = args.submissions, args.week
     if submissions is None:
-        from autograder.samples import build_sample_class
+        from autograder.samples import SAMPLE_WEEKS, build_sample_class
 
         submissions = out / "sample-class"
         build_sample_class(submissions)
+        weeks = weeks or list(SAMPLE_WEEKS)  # the weeks it has submissions for
         print(f"grading the bundled sample class ({submissions})")
         # Its loops and crashes would each use a full minute of the default budget.
         limits = replace(limits, case_seconds=min(limits.case_seconds, 2.0))
@@ -172,7 +173,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
         reports = grading.grade_class(
             submissions,
             out,
-            args.week,
+            weeks,
             args.jobs,
             shard,
             limits,

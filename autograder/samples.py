@@ -29,6 +29,7 @@ from autograder.weeks import get_week
 
 HOSTILE_DIR = REPO_ROOT / "samples" / "hostile"
 MARKER = ".torchlab-sample-class"  # tells a folder we built from one a user made
+SAMPLE_WEEKS = ("week1",)  # the weeks the bundled class has submissions for
 HALFWAY_FROM = "1.7"  # cy_halfway has written every task before this one
 # One realistic learner mistake (tests/test_mutants.py has it too): expand keeps the stride.
 BUG = ("            size, stride = target, 0\n", "            size = target\n")
