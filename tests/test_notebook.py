@@ -12,17 +12,15 @@ import pytest
 import torch
 from nbclient import NotebookClient
 
+from autograder.authoring import reference_tasks
 from autograder.notebook import side_by_side
 from autograder.notebook.viz import show_view_steps, view_plan
+from autograder.weeks import WEEKS, get_week
 
 LABS = Path(__file__).resolve().parent.parent / "labs"
-NOTEBOOK = LABS / "week1_strides/week1.ipynb"
-NOTEBOOK2 = LABS / "week2_dispatcher/week2.ipynb"
-TASKS = [f"1.{i}" for i in range(1, 14)]
-TASKS2 = [f"2.{i}" for i in range(1, 5)]
 
 
-def execute(impl: str, notebook: Path = NOTEBOOK) -> nbformat.NotebookNode:
+def execute(impl: str, notebook: Path) -> nbformat.NotebookNode:
     nb = nbformat.read(notebook, as_version=4)
     os.environ["TORCHLAB_IMPL"] = impl  # the kernel inherits it
     try:
@@ -38,9 +36,23 @@ def execute(impl: str, notebook: Path = NOTEBOOK) -> nbformat.NotebookNode:
     return nb
 
 
+_RUNS: dict[tuple[str, str], nbformat.NotebookNode] = {}
+
+
+def notebook_of(week: str) -> Path:
+    return LABS / get_week(week).folder / f"{week}.ipynb"
+
+
+def run(week: str, impl: str) -> nbformat.NotebookNode:
+    """The week's notebook executed on ``impl``, once per test session."""
+    if (week, impl) not in _RUNS:
+        _RUNS[week, impl] = execute(impl, notebook_of(week))
+    return _RUNS[week, impl]
+
+
 @pytest.fixture(scope="module", params=["lab", "reference"])
 def executed(request):
-    return request.param, execute(request.param)
+    return request.param, run("week1", request.param)
 
 
 def html_of(cell: nbformat.NotebookNode) -> list[str]:
@@ -62,10 +74,16 @@ def outputs_with(nb: nbformat.NotebookNode, marker: str) -> list[str]:
     return [h for c in nb.cells if c.cell_type == "code" for h in html_of(c) if marker in h]
 
 
-def test_notebook_runs_top_to_bottom(executed):
-    impl, nb = executed
+@pytest.mark.parametrize("impl", ["lab", "reference"])
+@pytest.mark.parametrize("week", list(WEEKS))
+def test_notebook_runs_top_to_bottom(week, impl):
+    """Every task has a check cell; on the skeleton nothing passes, on the reference all does."""
+    nb = run(week, impl)
+    sources = " ".join(c.source for c in nb.cells if c.cell_type == "code")
+    for task in reference_tasks(week):
+        assert f'"{task}"' in sources, f"no check cell for Task {task}"
     checks = check_outputs(nb)
-    assert len(checks) >= 12
+    assert len(checks) >= 2
     for html in checks:
         assert "torchlab-report" in html
         if impl == "reference":
@@ -75,20 +93,24 @@ def test_notebook_runs_top_to_bottom(executed):
             assert ">pass<" not in html and ">not implemented<" in html
 
 
-def test_progress_list_shows_every_task(executed):
-    impl, nb = executed
+@pytest.mark.parametrize("impl", ["lab", "reference"])
+@pytest.mark.parametrize("week", list(WEEKS))
+def test_progress_list_shows_every_task(week, impl):
+    nb = run(week, impl)
+    tasks = reference_tasks(week)
     first = next(c for c in nb.cells if c.cell_type == "code" and "progress(" in c.source)
     assert nb.cells.index(first) < 5, "the progress list belongs at the top"
     lists = outputs_with(nb, "torchlab-progress")
     assert len(lists) == 2  # at the top and at the end
     for html in lists:
-        for task in TASKS:
+        for task in tasks:
             assert f"<b>Task {task}</b>" in html
         done, todo = html.count("torchlab-done"), html.count("torchlab-todo")
+        n = len(tasks)
         if impl == "reference":
-            assert (done, todo) == (13, 0) and "13 of 13 tasks done" in html
+            assert (done, todo) == (n, 0) and f"{n} of {n} tasks done" in html
         else:
-            assert (done, todo) == (0, 13) and "0 of 13 tasks done" in html
+            assert (done, todo) == (0, n) and f"0 of {n} tasks done" in html
             assert "not implemented yet" in html
 
 
@@ -116,8 +138,9 @@ def test_chunk_rule_pictures(executed):
     assert "view(6, 4) is impossible" in steps[2]
 
 
-@pytest.mark.parametrize("notebook", [NOTEBOOK, NOTEBOOK2], ids=lambda p: p.name)
-def test_notebook_names_nothing_a_student_copy_lacks(notebook):
+@pytest.mark.parametrize("week", list(WEEKS))
+def test_notebook_names_nothing_a_student_copy_lacks(week):
+    notebook = notebook_of(week)
     nb = nbformat.read(notebook, as_version=4)
     text = "\n".join(c.source for c in nb.cells)
     for missing in ("reference_impl", "--impl reference", "tests/", "samples/"):
@@ -209,39 +232,11 @@ def test_side_by_side_says_what_differs(tmp_path, monkeypatch):
 
 @pytest.fixture(scope="module", params=["lab", "reference"])
 def executed2(request):
-    return request.param, execute(request.param, NOTEBOOK2)
+    return request.param, run("week2", request.param)
 
 
 def verdicts(nb: nbformat.NotebookNode, marker: str) -> list[str]:
     return [re.search(r"data-verdict='([a-z-]+)'", h).group(1) for h in outputs_with(nb, marker)]
-
-
-def test_week2_notebook_runs_top_to_bottom(executed2):
-    impl, nb = executed2
-    checks = check_outputs(nb)
-    assert len(checks) == 5  # one per task, and the whole week
-    for html in checks:
-        assert "torchlab-report" in html
-        if impl == "reference":
-            assert ">fail<" not in html and ">not implemented<" not in html
-            assert ">pass<" in html
-        else:
-            assert ">pass<" not in html and ">not implemented<" in html
-
-
-def test_week2_progress_list_shows_every_task(executed2):
-    impl, nb = executed2
-    first = next(c for c in nb.cells if c.cell_type == "code" and "progress(" in c.source)
-    assert nb.cells.index(first) < 5, "the progress list belongs at the top"
-    lists = outputs_with(nb, "torchlab-progress")
-    assert len(lists) == 2
-    for html in lists:
-        for task in TASKS2:
-            assert f"<b>Task {task}</b>" in html
-        if impl == "reference":
-            assert "4 of 4 tasks done" in html and html.count("torchlab-done") == 4
-        else:
-            assert "0 of 4 tasks done" in html and "not implemented yet" in html
 
 
 def test_week2_comparisons_tables_and_chains(executed2):
