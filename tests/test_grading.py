@@ -15,6 +15,7 @@ import pytest
 from autograder import grading
 from autograder.cases import load_week
 from autograder.runner import Limits
+from autograder.weeks import WEEKS
 
 REPO = Path(__file__).resolve().parent.parent
 FAST = Limits(case_seconds=2.0, run_seconds=30.0)
@@ -24,19 +25,18 @@ VISIBILITY = {"hidden", "after_due_date", "after_published", "visible"}
 
 
 def make_class(root: Path, students: dict[str, str]) -> Path:
-    """students: id -> "reference" | "skeleton"."""
-    sources = {
-        "reference": (REPO / "reference_impl/strides.py").read_text(),
-        "skeleton": (REPO / "labs/week1_strides/strides.py").read_text(),
-    }
+    """students: id -> "reference" | "skeleton"; each folder holds every week's file."""
     for student, kind in students.items():
         (root / student).mkdir(parents=True)
-        (root / student / "strides.py").write_text(sources[kind])
+        for w in WEEKS.values():
+            name = f"{w.module}.py"
+            source = REPO / ("reference_impl" if kind == "reference" else f"labs/{w.folder}") / name
+            (root / student / name).write_text(source.read_text())
     return root
 
 
-def max_points() -> int:
-    return sum(c.points for c in load_week("week1", include_hidden=True))
+def max_points(week: str = "week1") -> int:
+    return sum(c.points for c in load_week(week, include_hidden=True))
 
 
 @pytest.fixture(scope="module")
@@ -45,25 +45,30 @@ def small_class(tmp_path_factory):
     return make_class(root / "subs", {"ann": "reference", "ben": "skeleton", "cat": "reference"})
 
 
-def test_class_outputs(small_class, tmp_path):
+@pytest.mark.parametrize("week", list(WEEKS))
+def test_class_outputs(small_class, tmp_path, week):
     out = tmp_path / "out"
-    reports = grading.grade_class(small_class, out, ["week1"], jobs=2, limits=FAST)
+    reports = grading.grade_class(small_class, out, [week], jobs=2, limits=FAST)
     assert {s: r["score"] for (s, _), r in reports.items()} == {
-        "ann": max_points(),
+        "ann": max_points(week),
         "ben": 0,
-        "cat": max_points(),
+        "cat": max_points(week),
     }
     for student in ("ann", "ben", "cat"):
         folder = out / "students" / student
-        assert {p.name for p in folder.iterdir()} == {"week1.json", "week1.html", "results.json"}
-    page = (out / "students/ben/week1.html").read_text()
+        assert {p.name for p in folder.iterdir()} == {
+            f"{week}.json",
+            f"{week}.html",
+            "results.json",
+        }
+    page = (out / f"students/ben/{week}.html").read_text()
     assert "not implemented yet" in page and "hidden case 1" in page
     rows = list(csv.DictReader((out / "gradebook.csv").open()))
     assert [r["student_id"] for r in rows] == ["ann", "ben", "cat"]
-    assert rows[0]["assignment"] == "week1" and rows[0]["max_score"] == str(max_points())
+    assert rows[0]["assignment"] == week and rows[0]["max_score"] == str(max_points(week))
     header = next(csv.reader((out / "gradebook.csv").open()))
     assert header[: len(grading.NBGRADER_COLUMNS)] == grading.NBGRADER_COLUMNS
-    assert len(header) == len(grading.NBGRADER_COLUMNS) + len(load_week("week1", True))
+    assert len(header) == len(grading.NBGRADER_COLUMNS) + len(load_week(week, True))
 
 
 def test_rerun_keeps_what_was_graded(small_class, tmp_path):
@@ -158,7 +163,8 @@ def test_gradescope_layout(tmp_path, kind):
     assert run.returncode == 0, run.stderr
     results = json.loads((root / "results" / "results.json").read_text())
     validate_gradescope(results)
-    assert results["score"] == (max_points() if kind == "reference" else 0)
+    every_week = sum(max_points(w) for w in WEEKS)  # a submission of every week's file
+    assert results["score"] == (every_week if kind == "reference" else 0)
     hidden = [t for t in results["tests"] if t["visibility"] == "after_published"]
     assert hidden and all(re.match(r"week\d+ hidden case \d+$", t["name"]) for t in hidden)
     if kind == "missing":
