@@ -132,7 +132,7 @@ def cmd_progress() -> int:
         todo = [r for r in lab.results if r.status != "pass"]
         if todo:
             print(f"    next: {todo[0].name} (task {todo[0].own_task}): {todo[0].message}")
-    print("\nRun `torchlab check week1` for the case-by-case table.")
+    print(f"\nRun `torchlab check {' | '.join(WEEKS)}` for a week's case-by-case table.")
     return 0 if ok else 1
 
 
