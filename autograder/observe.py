@@ -105,6 +105,14 @@ def raised(exc: BaseException, during: str = "") -> Observation:
     return obs
 
 
+def guard(fn: Callable[[], Observation]) -> Observation:
+    """``fn()`` (already plain observations), or the error it raised, recorded."""
+    try:
+        return fn()
+    except Exception as exc:  # noqa: BLE001 - every error is data here
+        return raised(exc)
+
+
 def attempt(fn: Callable[[], Any], **observe_kwargs: Any) -> Observation:
     """Run ``fn`` and observe its result, or record the error it raised.
 

@@ -10,8 +10,8 @@ import random
 from typing import Any
 
 from autograder import attempt, case, observe, property_case, shares_storage
-from autograder.observe import raised
-from autograder.weeks.week1.common import _fmt_shape, _guard, _prod
+from autograder.observe import guard, raised
+from autograder.weeks.week1.common import _fmt_shape, _prod
 
 W = "week1"
 
@@ -163,7 +163,7 @@ def hidden_write_variants(lib):
                 return raised(exc)
             return observe(t)
 
-        return _guard(run)
+        return guard(run)
 
     def expanded():
         return lib.arange(3.0).view(3, 1).expand(3, 4)
@@ -215,8 +215,8 @@ def hidden_write_variants(lib):
         "float f.add_(float64 row)": scene(
             lambda: lib.zeros(2, 3), lambda f: f.add_(lib.arange(3, dtype=lib.float64))
         ),
-        "as_strided((4, 2), (2, 0)) writes": _guard(windows_seen_from_base),
-        "two as_strided views of one storage": _guard(two_views),
+        "as_strided((4, 2), (2, 0)) writes": guard(windows_seen_from_base),
+        "two as_strided views of one storage": guard(two_views),
     }
 
 

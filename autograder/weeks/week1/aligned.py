@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from autograder import attempt, case, observe, shares_storage
+from autograder.observe import guard
 from autograder.weeks.week1.common import (
     W,
     _aligned_report,
-    _guard,
 )
 
 # --- Task 1.13: the 32-byte aligned layout --------------------------------------------------
@@ -47,14 +47,14 @@ def aligned_rows_start_on_32_bytes(lib):
     d = lib.empty_aligned(4, 3, dtype=lib.float64)
     c = lib.empty_aligned(2, 3, 7, dtype=lib.int64)
     return {
-        "packed float32 (3, 5)": _guard(lambda: _aligned_report(packed)),
-        "float32 (3, 5)": _guard(lambda: _aligned_report(a)),
-        "float64 (4, 3)": _guard(lambda: _aligned_report(d)),
-        "int64 (2, 3, 7)": _guard(lambda: _aligned_report(c)),
-        "a[1:]": _guard(lambda: _aligned_report(a[1:])),
-        "d[::2]": _guard(lambda: _aligned_report(d[::2])),
-        "c[1]": _guard(lambda: _aligned_report(c[1])),
-        "a[:, 1:] (column slice)": _guard(lambda: _aligned_report(a[:, 1:])),
+        "packed float32 (3, 5)": guard(lambda: _aligned_report(packed)),
+        "float32 (3, 5)": guard(lambda: _aligned_report(a)),
+        "float64 (4, 3)": guard(lambda: _aligned_report(d)),
+        "int64 (2, 3, 7)": guard(lambda: _aligned_report(c)),
+        "a[1:]": guard(lambda: _aligned_report(a[1:])),
+        "d[::2]": guard(lambda: _aligned_report(d[::2])),
+        "c[1]": guard(lambda: _aligned_report(c[1])),
+        "a[:, 1:] (column slice)": guard(lambda: _aligned_report(a[:, 1:])),
     }
 
 

@@ -154,14 +154,6 @@ def _arith(fn: Any) -> Any:
     return obs
 
 
-def _guard(fn: Any) -> Any:
-    """``fn()`` (already plain observations), or the error it raised."""
-    try:
-        return fn()
-    except Exception as exc:  # noqa: BLE001 - every error is data here
-        return raised(exc)
-
-
 def _row_byte_offsets(a: Any) -> list[int]:
     """Where each row (each index of all dims but the last) starts, in bytes from the storage."""
     sizes, strides = list(a.shape), list(a.stride())

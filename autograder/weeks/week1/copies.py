@@ -4,9 +4,9 @@ size-1 corners across tasks."""
 from __future__ import annotations
 
 from autograder import attempt, case, observe, shares_storage
+from autograder.observe import guard
 from autograder.weeks.week1.common import (
     W,
-    _guard,
     value,
 )
 
@@ -129,12 +129,12 @@ def clone_is_a_copy(lib):
         return {"clone": observe(c), "original": observe(x)}
 
     return {
-        "x.clone()": _guard(lambda: cloned(x)),
-        "x[1:].clone()": _guard(lambda: cloned(x[1:])),
-        "x[:, ::2].clone()": _guard(lambda: cloned(x[:, ::2])),
-        "x.t().clone()": _guard(lambda: cloned(x.t())),
-        "zeros(3, 1).expand(3, 4).clone()": _guard(lambda: cloned(lib.zeros(3, 1).expand(3, 4))),
-        "clone()[0] = -1 leaves x alone": _guard(write_to_clone),
+        "x.clone()": guard(lambda: cloned(x)),
+        "x[1:].clone()": guard(lambda: cloned(x[1:])),
+        "x[:, ::2].clone()": guard(lambda: cloned(x[:, ::2])),
+        "x.t().clone()": guard(lambda: cloned(x.t())),
+        "zeros(3, 1).expand(3, 4).clone()": guard(lambda: cloned(lib.zeros(3, 1).expand(3, 4))),
+        "clone()[0] = -1 leaves x alone": guard(write_to_clone),
     }
 
 

@@ -4,10 +4,9 @@
 from __future__ import annotations
 
 from autograder import attempt, case, observe, shares_storage
-from autograder.observe import raised
+from autograder.observe import guard, raised
 from autograder.weeks.week1.common import (
     W,
-    _guard,
     value,
 )
 
@@ -290,25 +289,25 @@ def writes_through_overlapping_views(lib):
         return run
 
     return {
-        "as_strided((3, 3), (1, 1))[0, 2] = 100": _guard(
+        "as_strided((3, 3), (1, 1))[0, 2] = 100": guard(
             lambda: scenario(lambda w: w.as_strided((3, 3), (1, 1)), set_item((0, 2), 100))
         ),
-        "unfold(0, 3, 1)[1] = -1": _guard(
+        "unfold(0, 3, 1)[1] = -1": guard(
             lambda: scenario(lambda w: w.unfold(0, 3, 1), set_item(1, -1))
         ),
-        "as_strided((3, 3), (1, 1)).fill_(7)": _guard(
+        "as_strided((3, 3), (1, 1)).fill_(7)": guard(
             lambda: scenario(lambda w: w.as_strided((3, 3), (1, 1)), lambda v: v.fill_(7))
         ),
-        "unfold(0, 4, 2).mul_(0)": _guard(
+        "unfold(0, 4, 2).mul_(0)": guard(
             lambda: scenario(lambda w: w.unfold(0, 4, 2), lambda v: v.mul_(0))
         ),
-        "unfold(0, 4, 2).mul_(2) (shared elements doubled twice)": _guard(
+        "unfold(0, 4, 2).mul_(2) (shared elements doubled twice)": guard(
             lambda: scenario(lambda w: w.unfold(0, 4, 2), lambda v: v.mul_(2))
         ),
-        "unfold(0, 4, 2).add_(1)": _guard(
+        "unfold(0, 4, 2).add_(1)": guard(
             lambda: scenario(lambda w: w.unfold(0, 4, 2), lambda v: v.add_(1))
         ),
-        "as_strided((2, 2), (0, 3))[1, 1] = 50": _guard(
+        "as_strided((2, 2), (0, 3))[1, 1] = 50": guard(
             lambda: scenario(lambda w: w.as_strided((2, 2), (0, 3)), set_item((1, 1), 50))
         ),
     }

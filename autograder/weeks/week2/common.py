@@ -13,7 +13,7 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
-from autograder.observe import raised
+from autograder.observe import guard
 
 W = "week2"
 
@@ -60,14 +60,6 @@ def highest(ks: Any) -> str | None:
     backend bits and no functionality bit gives torch's internal ``StartOfDenseBackends``:
     an accident of the bit layout, not a rule to learn.)"""
     return ks.highestPriorityTypeId().name if names(ks) else None
-
-
-def guard(fn: Any) -> Any:
-    """``fn()`` (already plain data), or the error it raised."""
-    try:
-        return fn()
-    except Exception as exc:  # noqa: BLE001 - every error is data here
-        return raised(exc)
 
 
 def parse_table(text: str) -> dict[str, str]:
