@@ -60,7 +60,9 @@ def cache_key(week: str) -> str:
     h.update(f"torch={_version('torch')} hypothesis={_version('hypothesis')}".encode())
     for name in _CORE_SOURCES:
         h.update((AUTOGRADER_DIR / name).read_bytes())
-    for mod in case_modules(week):
+    for mod in case_modules(week) + [truth_module(week) or ""]:
+        if not mod:
+            continue
         spec = importlib.util.find_spec(mod)
         if spec is None or not spec.origin:
             continue
@@ -72,11 +74,18 @@ def cache_key(week: str) -> str:
     return h.hexdigest()[:20]
 
 
+def truth_module(week: str) -> str | None:
+    """The module holding ``week``'s TORCH_EXTRAS (``autograder/truth/``), if it has one."""
+    name = f"autograder.truth.{week}"
+    return name if importlib.util.find_spec(name) is not None else None
+
+
 def torch_lib(week: str) -> TorchLib:
     import torch
 
-    module = importlib.import_module(f"autograder.weeks.{week}")
-    return TorchLib(torch, getattr(module, "TORCH_EXTRAS", {}))
+    name = truth_module(week)
+    extras = getattr(importlib.import_module(name), "TORCH_EXTRAS", {}) if name else {}
+    return TorchLib(torch, extras)
 
 
 def expected_observations(week: str, cases: list[Case]) -> dict[str, dict[str, Any]]:

@@ -17,8 +17,5 @@ same way, which is what the grader's bad-input tests expect.
 # Imported in this order, so cases are listed task by task.
 from autograder.weeks.week1 import layout, views, stride_zero, copies  # noqa: F401
 from autograder.weeks.week1 import arithmetic, writes, aligned, properties  # noqa: F401
-from autograder.weeks.week1.common import TORCH_EXTRAS
 
 # isort: on
-
-__all__ = ["TORCH_EXTRAS"]
