@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from autograder import isolation
+from autograder import isolation, zygote
 from autograder.cases import Case, load_week, task_key
 from autograder.judge import NOT_IMPLEMENTED, judge
 from autograder.oracle import cache_dir, expected_observations
@@ -239,16 +239,23 @@ def run_engine(
 def _limit_child(limits: Limits) -> None:
     """Limits the kernel enforces on the worker, whatever the code inside it does (they pass
     through bwrap to everything in the sandbox)."""
-    memory = limits.memory_mb * 1024 * 1024
-    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-    cpu = int(limits.run_seconds) + 10  # a backstop: the watchdog normally acts first
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024 * 1024,) * 2)  # no disk filling
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
+    for name, value in rlimits(limits).items():
+        resource.setrlimit(getattr(resource, name), (value, value))
     if os.getuid() != 0:  # root ignores NPROC; the sandbox's seccomp filter refuses fork
         # The kernel counts every process of this uid, the user's own included: leave room.
         resource.setrlimit(resource.RLIMIT_NPROC, (_processes_of(os.getuid()) + 64,) * 2)
+
+
+def rlimits(limits: Limits) -> dict[str, int]:
+    """The worker's rlimits by name (the fork server's children set them on themselves)."""
+    return {
+        "RLIMIT_AS": limits.memory_mb * 1024 * 1024,
+        # a backstop: the watchdog normally acts first
+        "RLIMIT_CPU": int(limits.run_seconds) + 10,
+        "RLIMIT_FSIZE": 64 * 1024 * 1024,  # no disk filling
+        "RLIMIT_CORE": 0,
+        "RLIMIT_NOFILE": 256,
+    }
 
 
 def _processes_of(uid: int) -> int:
@@ -280,6 +287,7 @@ def secret_paths(week: Week, engine: Path, hidden: bool, extra: list[Path]) -> l
     # The notebook's helpers draw worked answers (the chunk rule of view, for one): an engine
     # gets no marks from importing them.
     deny.append(REPO_ROOT / "autograder" / "notebook")
+    deny.append(REPO_ROOT / "autograder" / "truth")  # torch's side of the cases: answers
     if not hidden:  # only the worker that runs hidden cases reads their source
         deny.append(REPO_ROOT / "autograder" / "hidden")
     deny += extra
@@ -336,15 +344,17 @@ def _run_worker(
     with tempfile.TemporaryDirectory(prefix="torchlab-") as workdir:
         secrets = secret_paths(week, path, hidden, [Path(p) for p in limits.hide_paths])
         command = [sys.executable, "-m", "autograder.worker", str(write_fd)]
-        if isolation_for(limits) == isolation.BUBBLEWRAP:
+        sandboxed = isolation_for(limits) == isolation.BUBBLEWRAP
+        if sandboxed:
             inside = isolation.WORK  # the engine's copy, its folder and $HOME, in the sandbox
             module = Path(inside) / path.name
-            env = _worker_env(inside, str(Path(isolation.autograder_dir()).parent))
+            inner_env = _worker_env(inside, str(Path(isolation.autograder_dir()).parent))
+        if sandboxed and not week.fork_server:
             jail = isolation.build(
-                command, _engine_files(path), [str(p) for p in secrets], env, (write_fd,)
+                command, _engine_files(path), [str(p) for p in secrets], inner_env, (write_fd,)
             )
             argv, fds, cwd, env = jail.argv, tuple(jail.pass_fds), workdir, _worker_env(workdir, "")
-        else:
+        elif not sandboxed:
             inside, module = workdir, path
             argv, fds, cwd, env = command, (write_fd,), workdir, _worker_env(workdir, _pythonpath())
         request = {
@@ -359,6 +369,23 @@ def _run_worker(
             "guard": guard_policy(week, inside, secrets),
         }
         log_path = Path(workdir) / "worker.log"
+        if sandboxed and week.fork_server:
+            request["files"] = {
+                name: p.read_bytes().decode("latin-1") for name, p in _engine_files(path).items()
+            }
+            request["rlimits"] = rlimits(limits)
+            try:
+                return _run_forked(
+                    (week, secrets, inner_env),
+                    request,
+                    (read_fd, write_fd, log_path),
+                    limits,
+                    outcomes,
+                    run_deadline,
+                    module,
+                )
+            finally:
+                os.close(read_fd)
         try:
             with open(log_path, "wb") as log:
                 proc = subprocess.Popen(
@@ -392,6 +419,55 @@ def _run_worker(
             _kill(proc)
 
 
+def _run_forked(
+    server_config: tuple[Week, list[Path], dict[str, str]],
+    request: dict[str, Any],
+    pipe: tuple[int, int, Path],
+    limits: Limits,
+    outcomes: dict[str, dict],
+    run_deadline: float,
+    module: Path,
+) -> str | None:
+    """``_run_worker`` for a week whose module uses torch: the worker is a child of a fork
+    server that imported torch once (zygote.py), in a sandbox built the same way: the same
+    binds, the same hidden folders, the same environment, the same seccomp filter."""
+    week, secrets, env = server_config
+    read_fd, write_fd, log_path = pipe
+    key = (week.preload, tuple(str(p) for p in secrets))
+
+    def start() -> zygote.Zygote:
+        def make(fd: int) -> tuple[list[str], list[int], isolation.Jail]:
+            command = [sys.executable, "-m", "autograder.zygote", str(fd)]
+            command.append(json.dumps(list(week.preload)))
+            jail = isolation.build(command, {}, [str(p) for p in secrets], env, (fd,), False)
+            return jail.argv, jail.pass_fds, jail
+
+        return zygote.Zygote(make)
+
+    try:
+        proc, server = None, None
+        for attempt in range(2):  # a server that died while idle is replaced once
+            server = zygote.POOL.acquire(key, start)
+            try:
+                with open(log_path, "wb") as log:
+                    proc = server.spawn(request, write_fd, log.fileno())
+                break
+            except OSError:
+                server.close()
+                if attempt:
+                    raise
+    except (OSError, RuntimeError) as exc:
+        return f"the grader could not start a worker: {exc}"
+    finally:
+        os.close(write_fd)
+    try:
+        wanted = {item["id"] for item in request["cases"]}
+        return _supervise(proc, read_fd, limits, outcomes, log_path, module, run_deadline, wanted)
+    finally:
+        _kill(proc)
+        zygote.POOL.release(key, server)
+
+
 def _pythonpath() -> str:
     """The worker must import this autograder, wherever the course copy lives."""
     extra = os.environ.get("PYTHONPATH")
@@ -403,7 +479,7 @@ class _Overflow(Exception):
 
 
 def _supervise(
-    proc: subprocess.Popen,
+    proc: subprocess.Popen | zygote.ZygoteChild,
     fd: int,
     limits: Limits,
     outcomes: dict,
@@ -556,8 +632,10 @@ def _death(code: int, log_path: Path, module: Path) -> str:
     return text
 
 
-def _kill(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
+def _kill(proc: subprocess.Popen | zygote.ZygoteChild) -> None:
+    if isinstance(proc, zygote.ZygoteChild):
+        proc.kill()
+    elif proc.poll() is None:
         try:
             os.killpg(proc.pid, signal.SIGKILL)
         except ProcessLookupError:

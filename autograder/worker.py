@@ -58,13 +58,18 @@ def load_engine(path: str, name: str) -> Any:
 
 
 def main() -> None:
-    out = os.fdopen(int(sys.argv[1]), "w", buffering=1)
+    serve(json.loads(sys.stdin.read()), int(sys.argv[1]))
+
+
+def serve(request: dict[str, Any], out_fd: int) -> None:
+    """Run the request's cases, one event per line on ``out_fd``. The fork server
+    (``zygote.py``) calls this in each child it forks; ``main`` in a fresh interpreter."""
+    out = os.fdopen(out_fd, "w", buffering=1)
 
     def send(event: dict[str, Any]) -> None:
         out.write(json.dumps(event) + "\n")
         out.flush()
 
-    request = json.loads(sys.stdin.read())
     faulthandler.enable()  # a segfault prints where it happened to our stderr log
     signal.signal(signal.SIGALRM, _on_alarm)
 

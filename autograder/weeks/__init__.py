@@ -15,10 +15,26 @@ class Week:
     native: bool = False  # C++ labs load native code (ctypes, extension modules)
     preload: tuple[str, ...] = ("numpy",)  # imported before the guard: the lab's own tools
 
+    @property
+    def fork_server(self) -> bool:
+        """Graded in children of a server that imported torch once (see zygote.py): a fresh
+        worker would pay torch's import (about 1.5 s) for every submission."""
+        return "torch" in self.preload
+
 
 WEEKS: dict[str, Week] = {
     "week1": Week("week1", "week1_strides", "strides", "Strides and views"),
     "week2": Week("week2", "week2_dispatcher", "dispatcher", "The dispatcher"),
+    # Part B of week 2: the learner's module drives torch's own dispatcher, so torch is
+    # allowed (and preloaded: see Week.fork_server).
+    "week2b": Week(
+        "week2b",
+        "week2b_real_dispatch",
+        "real_dispatch",
+        "Driving the real dispatcher",
+        forbid_modules=(),
+        preload=("numpy", "torch"),
+    ),
 }
 
 

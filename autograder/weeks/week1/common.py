@@ -17,8 +17,8 @@ def storage_extent(size: Any, stride: Any) -> int:
     return 1 + sum((int(s) - 1) * int(st) for s, st in zip(size, stride, strict=True))
 
 
-# The trusted torch constructions of the lab's helper functions, so a case can call a
-# helper directly (``lib.contiguous_strides(shape)``) and still compare with torch.
+# The trusted torch constructions of the lab's helper functions (``lib.contiguous_strides``
+# on torch's side) live in autograder/truth/week1.py, where no worker can read them.
 
 
 def value(fn: Any) -> Any:

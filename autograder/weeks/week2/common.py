@@ -107,4 +107,4 @@ def _identity(x: Any) -> Any:
     return x
 
 
-# --- the trusted torch constructions of the lab's own helpers ---------------------------------
+# The trusted torch constructions of the lab's own helpers are in autograder/truth/week2.py.
