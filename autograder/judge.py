@@ -13,7 +13,15 @@ from typing import Any
 from autograder.observe import Observation
 
 # The order in which tensor fields are compared: the most basic difference is reported first.
-TENSOR_FIELDS = ["shape", "dtype", "stride", "storage_offset", "is_contiguous", "storage_nbytes"]
+TENSOR_FIELDS = [
+    "shape",
+    "dtype",
+    "device",
+    "stride",
+    "storage_offset",
+    "is_contiguous",
+    "storage_nbytes",
+]
 
 PASS, FAIL, NOT_IMPLEMENTED = "pass", "fail", "not implemented"
 

@@ -79,17 +79,6 @@ def make_linear(qualname: str) -> Callable[..., torch.Tensor]:
 # ---- Task 2.6: one kernel per dispatch key --------------------------------------------------
 
 
-def _sum_to(grad: torch.Tensor, shape: torch.Size) -> torch.Tensor:
-    """Undo broadcasting: sum ``grad`` over the dimensions that were expanded to reach it
-    (what autograd's ``at::sum_to`` does, ``aten/src/ATen/ExpandUtils.h``)."""
-    while grad.dim() > len(shape):
-        grad = grad.sum(0)
-    for dim, size in enumerate(shape):
-        if size == 1 and grad.shape[dim] != 1:
-            grad = grad.sum(dim, keepdim=True)
-    return grad
-
-
 def make_mul(ns: str) -> torch._ops.OpOverload:
     """Task 2.6: define ``ns::mul(Tensor a, Tensor b) -> Tensor`` with ``Library(ns, "DEF")``
     and give it three kernels with ``Library.impl``, one per key:
@@ -98,8 +87,9 @@ def make_mul(ns: str) -> torch._ops.OpOverload:
     - ``Meta``: only the result's shape (broadcast) and dtype (type promotion), on "meta".
     - ``Autograd`` (the alias: every AutogradX key): a ``torch.autograd.Function`` whose
       forward redispatches below autograd (``torch._C._AutoDispatchBelowAutograd``), the way
-      a VariableType kernel does (``torch/csrc/autograd/generated/VariableType*.cpp``), and
-      whose backward undoes broadcasting.
+      a VariableType kernel does (``torch/csrc/autograd/generated/VariableType*.cpp``). Its
+      backward need not undo broadcasting: the engine sums each gradient back to its
+      input's shape (``validate_outputs`` in ``torch/csrc/autograd/engine.cpp``).
 
     Keep the Library alive (``_LIBRARIES``) and return ``torch.ops.<ns>.mul.default``. Its
     computed table must look like ``aten::mul.Tensor``'s on CPU, Meta and AutogradCPU.
@@ -127,7 +117,7 @@ def make_mul(ns: str) -> torch._ops.OpOverload:
         @staticmethod
         def backward(ctx: Any, grad: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
             a, b = ctx.saved_tensors
-            return _sum_to(grad * b, a.shape), _sum_to(grad * a, b.shape)
+            return grad * b, grad * a  # broadcast shapes: the engine sums them back
 
     lib.impl("mul", mul_cpu, "CPU")
     lib.impl("mul", mul_meta, "Meta")

@@ -88,6 +88,12 @@ TASK_TITLES: dict[str, dict[str, str]] = {
         "2.3": "the operator table: aliases, fallbacks, fallthroughs",
         "2.4": "calling through the dispatcher: key set, redispatch, the chain of kernels",
     },
+    "week2b": {
+        "2.5": "a custom op: custom_op, register_fake, register_autograd",
+        "2.6": "one kernel per key with Library.impl",
+        "2.7": "a TorchDispatchMode that records the aten ops",
+        "2.8": "the chain of kernels one call runs, from torch's introspection",
+    },
 }
 
 

@@ -13,6 +13,6 @@ case run (torch's registrations are global to a process, and the oracle runs eve
 
 # isort: off
 # Imported in this order, so cases are listed task by task.
-from autograder.weeks.week2b import custom_ops, modes, trace  # noqa: F401
+from autograder.weeks.week2b import custom_ops, modes, trace, random_programs  # noqa: F401
 
 # isort: on

@@ -124,7 +124,8 @@ def task_2_6_mul_values_broadcasting_and_promotion(lib: Any) -> Any:
 
 @case(W, points=2, tasks="2.6")
 def task_2_6_mul_gradients_undo_broadcasting(lib: Any) -> Any:
-    """The Autograd kernel: gradients of both inputs, summed back to their own shapes."""
+    """The Autograd kernel: gradients of both inputs, each of its input's shape (the engine
+    sums a broadcast gradient back: ``validate_outputs`` in torch/csrc/autograd/engine.cpp)."""
 
     def run(sa: tuple, sb: tuple) -> Any:
         op = _mul(lib)
@@ -144,7 +145,10 @@ def task_2_6_mul_gradients_undo_broadcasting(lib: Any) -> Any:
 def task_2_6_mul_on_meta(lib: Any) -> Any:
     """The Meta kernel: the broadcast shape and the promoted dtype, on "meta"."""
     a, b = inputs(4, 1, 3).to("meta"), torch.arange(2).reshape(2, 1).to("meta")
-    return {"float64 by int64": guard(lambda: result(_mul(lib)(a, b)))}
+    return {
+        "float64 by int64": guard(lambda: result(_mul(lib)(a, b))),
+        "int64 by float32": guard(lambda: result(_mul(lib)(b, a.float()))),
+    }
 
 
 @case(W, points=1, tasks="2.6")
