@@ -29,7 +29,7 @@ from typing import NamedTuple
 from autograder.cases import task_key
 from autograder.report import PASS, Report, printable
 from autograder.runner import REPO_ROOT, resolve_impl, run_week
-from autograder.weeks import get_week
+from autograder.weeks import WEEKS, get_week
 
 MUTANTS_DIR = REPO_ROOT / "tests" / "mutants"
 
@@ -146,7 +146,7 @@ def load_mutants(week: str) -> tuple[list[Mutant], dict[str, str]]:
 def weeks_with_mutants() -> list[str]:
     """The weeks that have a mutant list in ``tests/mutants/``."""
     found = [p.stem for p in MUTANTS_DIR.glob("week*.py")] if MUTANTS_DIR.is_dir() else []
-    return sorted(found, key=lambda name: int(name.removeprefix("week") or 0))
+    return [w for w in WEEKS if w in found]  # the course's order (week2b after week2)
 
 
 def _load_module(path: Path, week: str) -> ModuleType:
