@@ -151,7 +151,7 @@ class Manifest:
 
 
 _ID_CHARS = re.compile(r"[^A-Za-z0-9._-]")
-_WEEK_NAME = re.compile(r"week[0-9]+")
+_WEEK_NAME = re.compile(r"week[0-9]+[a-z]?")  # week2b: a second part
 
 
 def _entry_ok(name: object, entry: object) -> bool:

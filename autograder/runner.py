@@ -278,6 +278,8 @@ def _worker_env(home: str, pythonpath: str) -> dict[str, str]:
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYTHONHASHSEED": "0",
         "OMP_NUM_THREADS": "1",
+        # torch.compile keeps a cache; in the worker's own folder, the one place it may write
+        "TORCHINDUCTOR_CACHE_DIR": f"{home}/.torchinductor",
     }
 
 

@@ -33,7 +33,18 @@ WEEKS: dict[str, Week] = {
         "real_dispatch",
         "Driving the real dispatcher",
         forbid_modules=(),
-        preload=("numpy", "torch"),
+        # torch, and what custom ops, opcheck and torch.compile import on first use (about
+        # 1 s of sympy and dynamo): the fork server pays it once instead of every run.
+        preload=(
+            "numpy",
+            "torch",
+            "torch._dynamo",
+            "torch._library.custom_ops",
+            "torch._functorch.aot_autograd",
+            "torch._subclasses.fake_tensor",
+            "torch.testing._internal.optests",
+            "torch.testing._internal.logging_tensor",
+        ),
     ),
 }
 
