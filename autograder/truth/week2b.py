@@ -4,8 +4,9 @@
 - ``record_aten_ops`` / ``RecordingMode``: torch's own ``LoggingTensorMode``
   (``torch/testing/_internal/logging_tensor.py``), which logs each op it sees.
 - ``trace_call`` and its helpers: torch's introspection (``_dispatch_keys``, the thread-local
-  sets, ``_dispatch_dump_table``, ``_after_autograd_keyset``), written separately from the
-  reference. Cases that register kernels which log themselves pin it to what really runs.
+  sets, ``_dispatch_dump_table``, ``_after_autograd_keyset``), written on their own (not
+  copied from any solution). Cases that register kernels which log themselves pin it to
+  what really runs.
 
 Hidden from every worker (see ``autograder/truth/__init__.py``): a module that may use torch
 would otherwise import these answers.

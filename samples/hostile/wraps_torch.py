@@ -89,7 +89,12 @@ def empty_aligned(*size, dtype=None, align=32):
 def __getattr__(name):  # every other name of the module: torch's own, wrapped
     if name.startswith("__"):
         raise AttributeError(name)
-    from autograder.truth.week1 import TORCH_EXTRAS  # the lab's helpers, done by torch
+    torch = _torch()  # first: the import of torch is what the guard records
+    try:
+        from autograder.truth.week1 import TORCH_EXTRAS  # the lab's helpers, done by torch
+    except ImportError:  # hidden from workers: torch's own functions are all it has
+        TORCH_EXTRAS = {}
+    del torch
 
     if name in TORCH_EXTRAS:
         return _call(lambda *a, **k: TORCH_EXTRAS[name](_torch(), *a, **k))
