@@ -17,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -111,8 +112,10 @@ def run_week(
     """
     limits = limits or Limits()
     w = get_week(week)
-    cases = [c for c in load_week(w.name, include_hidden) if _selected(c, select_cases)]
     path = resolve_impl(w, impl)
+    if path.exists():
+        _prestart(w, path, include_hidden, limits)
+    cases = [c for c in load_week(w.name, include_hidden) if _selected(c, select_cases)]
     report = Report(f"{w.name}: {w.title}", str(path))  # absolute: no doubt which copy
     report.isolation = isolation_for(limits)
     if impl == "reference" and not path.exists():
@@ -421,6 +424,35 @@ def _run_worker(
             _kill(proc)
 
 
+def _server(
+    week: Week, secrets: list[Path], env: dict[str, str]
+) -> tuple[Any, Callable[[bool], zygote.Zygote]]:
+    """The pool key of the fork server for these settings, and how to start one."""
+    key = (week.preload, week.warm_up, tuple(str(p) for p in secrets))
+
+    def start(wait: bool) -> zygote.Zygote:
+        def make(fd: int) -> tuple[list[str], list[int], isolation.Jail]:
+            command = [sys.executable, "-m", "autograder.zygote", str(fd)]
+            command += [json.dumps(list(week.preload)), week.warm_up]
+            jail = isolation.build(command, {}, [str(p) for p in secrets], env, (fd,), False)
+            return jail.argv, jail.pass_fds, jail
+
+        return zygote.Zygote(make, wait)
+
+    return key, start
+
+
+def _prestart(week: Week, path: Path, hidden: bool, limits: Limits) -> None:
+    """Start the public (and, when grading, the hidden) fork server while this process loads
+    the cases: both import torch, and a one-off check should pay that once, not twice."""
+    if not week.fork_server or isolation_for(limits) != isolation.BUBBLEWRAP:
+        return
+    env = _worker_env(isolation.WORK, str(Path(isolation.autograder_dir()).parent))
+    for side in {False, hidden}:
+        secrets = secret_paths(week, path, side, [Path(p) for p in limits.hide_paths])
+        zygote.POOL.prestart(*_server(week, secrets, env))
+
+
 def _run_forked(
     server_config: tuple[Week, list[Path], dict[str, str]],
     request: dict[str, Any],
@@ -433,19 +465,8 @@ def _run_forked(
     """``_run_worker`` for a week whose module uses torch: the worker is a child of a fork
     server that imported torch once (zygote.py), in a sandbox built the same way: the same
     binds, the same hidden folders, the same environment, the same seccomp filter."""
-    week, secrets, env = server_config
     read_fd, write_fd, log_path = pipe
-    key = (week.preload, tuple(str(p) for p in secrets))
-
-    def start() -> zygote.Zygote:
-        def make(fd: int) -> tuple[list[str], list[int], isolation.Jail]:
-            command = [sys.executable, "-m", "autograder.zygote", str(fd)]
-            command.append(json.dumps(list(week.preload)))
-            jail = isolation.build(command, {}, [str(p) for p in secrets], env, (fd,), False)
-            return jail.argv, jail.pass_fds, jail
-
-        return zygote.Zygote(make)
-
+    key, start = _server(*server_config)
     try:
         proc, server = None, None
         for attempt in range(2):  # a server that died while idle is replaced once

@@ -30,6 +30,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import ctypes
+import gc
 import importlib
 import json
 import os
@@ -127,11 +128,18 @@ def _wipe() -> bool:
     return not any(os.listdir(top) for top in WIPE)
 
 
-def _serve(ctl_fd: int, preload: list[str]) -> None:
+def _serve(ctl_fd: int, preload: list[str], warm_up: str = "") -> None:
     ctypes.CDLL(None).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
     for name in preload:  # the lab's own libraries: the point of the zygote
         importlib.import_module(name)
     importlib.import_module("autograder.worker")
+    if warm_up:  # first-call set-up (the week's, see Week.warm_up), done once for all children
+        module, _, function = warm_up.partition(":")
+        getattr(importlib.import_module(module), function)()
+    # Move what exists now out of the collector's sight: a child's collections would otherwise
+    # walk (and so copy, page by page) the server's whole heap of torch objects.
+    gc.collect()
+    gc.freeze()
     from autograder.isolation import seccomp_filter
 
     program = seccomp_filter()
@@ -228,9 +236,13 @@ class ZygoteChild:
 class Zygote:
     """A running fork server (see the module docstring)."""
 
-    def __init__(self, make_argv: Callable[[int], tuple[list[str], list[int], Any]]) -> None:
+    def __init__(
+        self, make_argv: Callable[[int], tuple[list[str], list[int], Any]], wait: bool = True
+    ) -> None:
         """``make_argv(fd)``: the bwrap command, descriptors to pass, and a ``close()``-able
-        jail, for a server whose control socket is descriptor ``fd``."""
+        jail, for a server whose control socket is descriptor ``fd``. ``wait=False`` returns
+        at once; ``wait_started`` waits. (Started from this thread: bwrap's
+        --die-with-parent ends the server when the thread that started it ends.)"""
         self.sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         argv, fds, jail = make_argv(theirs.fileno())
         try:
@@ -246,6 +258,14 @@ class Zygote:
             theirs.close()
             jail.close()
         self.busy = False
+        self.started = False
+        if wait:
+            self.wait_started()
+
+    def wait_started(self) -> None:
+        """Wait until the server has imported what it preloads (RuntimeError if it died)."""
+        if self.started:
+            return
         self.sock.settimeout(120)
         try:
             ready = self.sock.recv(64)
@@ -255,6 +275,7 @@ class Zygote:
             err = self._stderr()
             self.close()
             raise RuntimeError(f"the torch worker server did not start: {err or 'no message'}")
+        self.started = True
 
     def _stderr(self) -> str:
         if self.proc.poll() is None or self.proc.stderr is None:
@@ -294,16 +315,31 @@ class Pool:
     def __init__(self, keep: int = 2) -> None:
         self.keep = keep
         self.idle: dict[Any, list[Zygote]] = {}
+        self.starting: dict[Any, Zygote] = {}
         self.lock = threading.Lock()
 
-    def acquire(self, key: Any, start: Callable[[], Zygote]) -> Zygote:
+    def prestart(self, key: Any, start: Callable[[bool], Zygote]) -> None:
+        """Start a server for ``key`` without waiting for it, unless one is idle or starting;
+        the next ``acquire`` for ``key`` waits for it instead of starting another."""
+        with self.lock:
+            if key in self.starting or any(z.alive for z in self.idle.get(key, [])):
+                return
+            self.starting[key] = start(False)
+
+    def acquire(self, key: Any, start: Callable[[bool], Zygote]) -> Zygote:
+        with self.lock:
+            early = self.starting.pop(key, None)
+        if early is not None:
+            with contextlib.suppress(RuntimeError):  # it died: start one here, and say why
+                early.wait_started()
+                return early
         with self.lock:
             while self.idle.get(key):
                 z = self.idle[key].pop()
                 if z.alive:
                     return z
                 z.close()
-        return start()
+        return start(True)
 
     def release(self, key: Any, z: Zygote) -> None:
         if not z.alive or z.busy:
@@ -318,10 +354,13 @@ class Pool:
 
     def close(self) -> None:
         with self.lock:
+            starting, self.starting = list(self.starting.values()), {}
             for zs in self.idle.values():
                 for z in zs:
                     z.close()
             self.idle.clear()
+        for z in starting:  # a server started for a run that never came
+            z.close()
 
 
 POOL = Pool(keep=4)  # a public and a hidden server for two jobs
@@ -329,4 +368,4 @@ atexit.register(POOL.close)
 
 
 if __name__ == "__main__":
-    _serve(int(sys.argv[1]), json.loads(sys.argv[2]))
+    _serve(int(sys.argv[1]), json.loads(sys.argv[2]), *sys.argv[3:4])

@@ -14,6 +14,9 @@ class Week:
     forbid_modules: tuple[str, ...] = ("torch", "functorch", "torchgen")  # engines do the work
     native: bool = False  # C++ labs load native code (ctypes, extension modules)
     preload: tuple[str, ...] = ("numpy",)  # imported before the guard: the lab's own tools
+    # "module:function" the fork server calls once after preloading, before it forks any
+    # worker: first-call set-up inside the lab's libraries, paid once instead of per run.
+    warm_up: str = ""
 
     @property
     def fork_server(self) -> bool:
@@ -48,6 +51,7 @@ WEEKS: dict[str, Week] = {
             "torch._inductor.lowering",
             "torch.export._trace",
         ),
+        warm_up="autograder.weeks.week2b.warm_up:warm_up",
     ),
 }
 

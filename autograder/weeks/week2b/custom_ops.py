@@ -73,11 +73,13 @@ def task_2_5_linear_on_meta_and_fake_tensors(lib: Any) -> Any:
 @case(W, points=2, tasks="2.5")
 def task_2_5_linear_passes_opcheck(lib: Any) -> Any:
     """``torch.library.opcheck`` (schema, autograd registration, fake tensor, AOT dispatch)
-    finds what ``aten::linear`` gets: every test a SUCCESS."""
+    finds what ``aten::linear`` gets: every test a SUCCESS. Without a bias the AOT test is
+    left out: it traces the same graph again and costs a tenth of a second per run."""
     x, w, b = inputs(2, 3, grad=True), inputs(4, 3, start=1, grad=True), inputs(4, grad=True)
+    quick = ("test_schema", "test_autograd_registration", "test_faketensor")
     return {
         "x, w, b": guard(lambda: torch.library.opcheck(_linear(lib), (x, w, b))),
-        "x, w": guard(lambda: torch.library.opcheck(_linear(lib), (x, w))),
+        "x, w": guard(lambda: torch.library.opcheck(_linear(lib), (x, w), test_utils=quick)),
     }
 
 
