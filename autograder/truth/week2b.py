@@ -56,6 +56,27 @@ def _record_aten_ops(torch: Any, fn: Any) -> list[str]:
     return logged.ops
 
 
+def _record_with_fallback(torch: Any, fn: Any, key: str = "AutocastHPU") -> list[str]:
+    """The profiler's view of the same run: every op that enters the dispatcher through
+    ``Dispatcher::call`` is a RecordFunction event (``aten/src/ATen/core/dispatch/
+    Dispatcher.h``, ``callWithDispatchKeySlowPath``), in the order the calls start."""
+    import os
+
+    from torch.profiler import profile
+
+    saved = os.dup(2)  # kineto prints its start and stop lines on the C stderr
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 2)
+            with profile() as prof:
+                fn()
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+    events = sorted(prof.events(), key=lambda e: (e.time_range.start, -e.time_range.end))
+    return [e.name for e in events if e.name.startswith("aten::")]
+
+
 def _kernel_file(torch: Any, text: str) -> str:
     m = _REGISTERED.search(text.strip())
     path = m.group("path") if m else text.strip()
@@ -113,6 +134,7 @@ TORCH_EXTRAS = {
     "make_mul": _make_mul,
     "RecordingMode": _LoggedOps,
     "record_aten_ops": _record_aten_ops,
+    "record_with_fallback": _record_with_fallback,
     "kernel_file": _kernel_file,
     "computed_table": _computed_table,
     "dispatch_key_set": _dispatch_key_set,

@@ -13,7 +13,8 @@ compared with torch doing the same through its built-in ops:
 - Task 2.6: the same machinery one level down: ``torch.library.Library`` with one kernel per
   dispatch key (CPU, Meta, Autograd), compared with ``aten::mul.Tensor``.
 - Task 2.7: a ``TorchDispatchMode`` that records the aten ops a program reaches, compared with
-  torch's own ``LoggingTensorMode``.
+  torch's own ``LoggingTensorMode``; and a boxed fallback on a spare key that sees every op
+  called, compared with torch's profiler.
 - Task 2.8: the chain of kernels one call runs, computed from torch's introspection (key
   sets, thread-local sets, the computed dispatch table), with the file each kernel lives in.
 
@@ -105,6 +106,24 @@ class RecordingMode(TorchDispatchMode):
 def record_aten_ops(fn: Callable[[], Any]) -> list[str]:
     """Task 2.7: run ``fn()`` under a ``RecordingMode`` and return the ops it recorded."""
     raise NotImplementedError("record_aten_ops (Task 2.7)")
+
+
+def record_with_fallback(fn: Callable[[], Any], key: str = "AutocastHPU") -> list[str]:
+    """Task 2.7: run ``fn()`` with a boxed fallback registered for the spare dispatch key
+    ``key`` and switched on for this thread; return the names of the ops that reached it
+    ("aten::add"), in order. Afterwards the key is off again and the fallback is gone.
+
+    A fallback (``Library("_", "IMPL").fallback``, ``torch/library.py``; in C++
+    ``TORCH_LIBRARY_IMPL(_, Key, m) { m.fallback(...) }``, ``Dispatcher::registerFallback``)
+    is one *boxed* kernel for every op at one key: it gets the op and its arguments as a
+    stack, whatever the op's signature. It is how a new backend falls back to the CPU for
+    ops it lacks. ``AutocastHPU`` is spare here (no HPU on this machine), and like every
+    autocast key it starts in the thread-local *exclude* set
+    (``c10/core/impl/LocalDispatchKeySet.h``): taking it out and including it puts it in
+    every call's key set, above Autograd, so the fallback sees each op the program calls,
+    and the ops that composite kernels and the backward pass call in turn.
+    """
+    raise NotImplementedError("record_with_fallback (Task 2.7)")
 
 
 # ---- Task 2.8: the kernels one call runs -----------------------------------------------------

@@ -98,6 +98,28 @@ WEEK2B_MUTANTS: list[Mutant] = [
         "    return [op for op in mode.ops if 'detach' not in op]\n",
         "detach looks like noise",
     ),
+    _m(
+        "2.7",
+        "fallback leaves the key switched on",
+        "        torch._C._dispatch_tls_set_dispatch_key_excluded(dk, was_excluded)\n",
+        "",
+        "the try/finally that restores the thread-local set forgotten",
+    ),
+    _m(
+        "2.7",
+        "fallback logs the overload",
+        "seen.append(op._schema.name)",
+        "seen.append(str(op))",
+        "aten.add.Tensor where the profiler says aten::add",
+    ),
+    _m(
+        "2.7",
+        "fallback logs only what the program calls",
+        "        seen.append(op._schema.name)\n",
+        "        if len(seen) < 1 or seen[-1] != op._schema.name:\n"
+        "            seen.append(op._schema.name)\n",
+        "collapsing repeats: the composite's resolve_conj twice becomes once",
+    ),
     # --- Task 2.8: the trace -------------------------------------------------------------------
     _m(
         "2.8",

@@ -89,3 +89,56 @@ def task_2_7_mode_as_a_context_manager(lib: Any) -> Any:
         return list(mode.ops)
 
     return guard(run)
+
+
+def _fallback(lib: Any, program: Any) -> Any:
+    return guard(lambda: list(lib.record_with_fallback(program)))
+
+
+@case(W, points=2, tasks="2.7")
+def task_2_7_fallback_sees_every_call(lib: Any) -> Any:
+    """A boxed fallback on a key above Autograd sees each op the program calls, before it
+    decomposes: ``linear`` itself, then the ``t`` and ``matmul`` its composite kernel calls,
+    which the mode below Autograd never sees. Compared with the profiler's op events."""
+    x, y, w = inputs(2, 3), inputs(2, 3, start=1), inputs(4, 3, start=2)
+    return {
+        "x + y, view, t, mm": _fallback(lib, lambda: torch.mm((x + y).view(3, 2).t(), x.t())),
+        "linear": _fallback(lib, lambda: torch.nn.functional.linear(x, w)),
+        "in place through a view": _fallback(lib, lambda: _tensor_in_place(x.clone(), y)),
+    }
+
+
+def _tensor_in_place(x: torch.Tensor, y: torch.Tensor) -> None:
+    """Like ``_in_place`` with tensors only: a boxed Python fallback gets a Python number
+    where the schema has a wrapped-number Tensor, and cannot redispatch it (torch 2.13)."""
+    x.add_(y)
+    x.mul_(y)
+    x[0].zero_()
+
+
+@case(W, points=2, tasks="2.7")
+def task_2_7_fallback_sees_backward(lib: Any) -> Any:
+    """The backward pass calls ops through the dispatcher on this thread too: the fallback
+    sees the gradient formulas' ops (``mul``, ``expand``...) and the engine's own."""
+    x, y = inputs(3, grad=True), inputs(3, start=1)
+    return _fallback(lib, lambda: (x * y).sum(0).backward())
+
+
+@case(W, points=1, tasks="2.7")
+def task_2_7_fallback_leaves_no_trace(lib: Any) -> Any:
+    """Afterwards the thread-local sets are as before and the fallback is unregistered: a
+    second run works (a second fallback for a key that still has one is refused), and ops
+    after it reach no fallback."""
+    x = inputs(3)
+
+    def run() -> Any:
+        first = list(lib.record_with_fallback(lambda: x + x))
+        second = list(lib.record_with_fallback(lambda: x * x))
+        return {
+            "first": first,
+            "second": second,
+            "include set after": repr(torch._C._dispatch_tls_local_include_set()),
+            "exclude set after": repr(torch._C._dispatch_tls_local_exclude_set()),
+        }
+
+    return guard(run)
