@@ -94,6 +94,16 @@ TASK_TITLES: dict[str, dict[str, str]] = {
         "2.7": "a TorchDispatchMode that records the aten ops",
         "2.8": "the chain of kernels one call runs, from torch's introspection",
     },
+    "week3": {
+        "3.1": "tensors and leaves: requires_grad, is_leaf, detach, grad mode",
+        "3.2": "the ops and their backward nodes, broadcasting reduced",
+        "3.3": "the engine: dependencies, the ready queue, backward and grad",
+        "3.4": "version counter, create_graph, hooks in torch's order",
+        "3.5": "autograd.Function and gradcheck",
+        "3.6": "checkpoint and saved-tensor hooks",
+        "3.7": "Module, Parameter, Linear, state_dict",
+        "3.8": "SGD and Adam, a training run",
+    },
 }
 
 

@@ -53,6 +53,7 @@ WEEKS: dict[str, Week] = {
         ),
         warm_up="autograder.weeks.week2b.warm_up:warm_up",
     ),
+    "week3": Week("week3", "week3_autograd", "autograd", "The autograd engine"),
 }
 
 

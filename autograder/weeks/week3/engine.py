@@ -1,0 +1,217 @@
+"""Task 3.3: the engine. How ``backward`` walks the graph, in torch's order.
+
+torch's engine (torch/csrc/autograd/engine.cpp) first counts, for every node, how many
+gradients it will receive (``compute_dependencies``); a node is ready once all have arrived
+(summed in its input buffer); among ready nodes the one created LAST runs first (the ready
+queue is a heap on ``sequence_nr``: ``ReadyQueue::CompareNodeTaskTime`` in engine.h). The
+order is observed here through node pre-hooks, which run just before each node.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from autograder.cases import case
+from autograder.weeks.week3.common import (
+    W,
+    error,
+    failure,
+    grads,
+    leaf,
+    node_name,
+    tensor,
+)
+
+
+def _order(nodes: dict[str, Any]) -> list[str]:
+    """Pre-hooks on the named nodes; returns the list they append to, in running order."""
+    log: list[str] = []
+    for label, node in nodes.items():
+        node.register_prehook(lambda grad_outputs, label=label: log.append(label))
+    return log
+
+
+@case(W, points=3, tasks=("3.1", "3.2", "3.3"))
+def task_3_3_diamond_runs_latest_first(lib: Any) -> Any:
+    """``h = x * 3; l = h.exp(); r = h.cos(); out = l + r``: the engine runs ``cos``'s node
+    before ``exp``'s (created later, so higher sequence_nr), and ``h``'s only after both
+    have sent it their gradients. Swap the order the two are made in and ``exp`` runs first."""
+
+    def run(cos_first: bool) -> Any:
+        x = leaf(lib, (3,), 70)
+        h = x * 3
+        if cos_first:
+            r = h.cos()
+            l_ = h.exp()
+        else:
+            l_ = h.exp()
+            r = h.cos()
+        out = (l_ + r).sum()
+        log = _order(
+            {
+                "sum": out.grad_fn,
+                "add": out.grad_fn.next_functions[0][0],
+                "exp": l_.grad_fn,
+                "cos": r.grad_fn,
+                "mul": h.grad_fn,
+                "x": h.grad_fn.next_functions[0][0],
+            }
+        )
+        out.backward()
+        return {"order": log, "x.grad": tensor(x.grad)}
+
+    return {"exp made first": error(lambda: run(False)), "cos made first": error(lambda: run(True))}
+
+
+@case(W, points=2, tasks=("3.1", "3.2", "3.3"))
+def task_3_3_multi_output_and_reuse(lib: Any) -> Any:
+    """A tensor used three times gets three gradients, summed in its node's input buffer
+    before the node runs once; the run order of the three users follows creation, latest
+    first."""
+
+    def run() -> Any:
+        x = leaf(lib, (2,), 71)
+        y = x.tanh()
+        a, b, c = y * 2, y.sin(), y * y
+        out = (a + b + c).sum()
+        log = _order({"a": a.grad_fn, "b": b.grad_fn, "c": c.grad_fn, "tanh": y.grad_fn})
+        out.backward()
+        return {"order": log, "x.grad": tensor(x.grad)}
+
+    return error(run)
+
+
+@case(W, points=2, tasks=("3.1", "3.2"))
+def task_3_2_sequence_numbers(lib: Any) -> Any:
+    """``_sequence_nr()`` grows with each node made (compared as differences: the absolute
+    numbers depend on what ran before); ``AccumulateGrad``'s is the largest 64-bit number,
+    and a leaf's ``AccumulateGrad`` is one node, the same object every time."""
+    x = leaf(lib, (2,), 72)
+
+    def run() -> Any:
+        a = x * 2
+        b = a.exp()
+        c = b + a
+        acc = a.grad_fn.next_functions[0][0]
+        again = (x + 1).grad_fn.next_functions[0][0]
+        return {
+            "b - a": b.grad_fn._sequence_nr() - a.grad_fn._sequence_nr(),
+            "c - b": c.grad_fn._sequence_nr() - b.grad_fn._sequence_nr(),
+            "AccumulateGrad": acc._sequence_nr(),
+            "same node": acc is again,
+            "its variable is x": acc.variable is x,
+            "name": node_name(acc),
+        }
+
+    return error(run)
+
+
+@case(W, points=2, tasks=("3.1", "3.2", "3.3"))
+def task_3_3_gradients_accumulate(lib: Any) -> Any:
+    """Two backward passes add into ``.grad``; ``.grad = None`` starts again."""
+
+    def run() -> Any:
+        x = leaf(lib, (3,), 73)
+        (x * x).sum().backward()
+        first = tensor(x.grad)
+        (x * 3).sum().backward()
+        second = tensor(x.grad)
+        x.grad = None
+        x.exp().sum().backward()
+        return {"first": first, "second": second, "after reset": tensor(x.grad)}
+
+    return error(run)
+
+
+@case(W, points=2, tasks=("3.1", "3.2", "3.3"))
+def task_3_3_backward_of_a_non_scalar(lib: Any) -> Any:
+    """A non-scalar output needs ``gradient=``; without it torch raises RuntimeError."""
+    x = leaf(lib, (2, 2), 74)
+
+    def with_gradient() -> Any:
+        y = x * x
+        y.backward(lib.tensor([[1.0, 0.5], [0.0, 2.0]], dtype=lib.float64))
+        return tensor(x.grad)
+
+    return {
+        "with gradient=": error(with_gradient),
+        "without": failure(lambda: (x * 2).backward()),
+    }
+
+
+@case(W, points=2, tasks=("3.1", "3.2", "3.3"))
+def task_3_3_retain_graph(lib: Any) -> Any:
+    """Backward frees the graph's saved tensors: a second backward raises, unless the first
+    said ``retain_graph=True`` (then the gradients add up)."""
+
+    def twice(retain: bool) -> Any:
+        x = leaf(lib, (3,), 75)
+        y = (x * x).sum()
+        y.backward(retain_graph=retain)
+        y.backward()
+        return tensor(x.grad)
+
+    return {"retained": error(lambda: twice(True)), "freed": failure(lambda: twice(False))}
+
+
+@case(W, points=2, tasks=("3.1", "3.2", "3.3"))
+def task_3_3_autograd_grad(lib: Any) -> Any:
+    """``autograd.grad`` returns the gradients and leaves ``.grad`` alone; an input the
+    output does not use raises unless ``allow_unused=True`` (then it is None)."""
+    x, y, z = leaf(lib, (2,), 76), leaf(lib, (2,), 77), leaf(lib, (2,), 78)
+
+    def run() -> Any:
+        out = (x * y).sum()
+        gx, gy = lib.autograd.grad(out, [x, y])
+        return {"dx": tensor(gx), "dy": tensor(gy), "x.grad": tensor(x.grad)}
+
+    def unused(allow: bool) -> Any:
+        out = (x * 2).sum()
+        got = lib.autograd.grad(out, [x, z], allow_unused=allow)
+        return [tensor(g) for g in got]
+
+    return {
+        "grad": error(run),
+        "allow_unused": error(lambda: unused(True)),
+        "unused": failure(lambda: unused(False)),
+    }
+
+
+@case(W, points=2, tasks=("3.1", "3.2", "3.3"))
+def task_3_3_backward_inputs(lib: Any) -> Any:
+    """``backward(inputs=[a])`` accumulates into ``a`` only; ``autograd.backward`` takes a
+    list of outputs and their gradients."""
+
+    def run() -> Any:
+        a, b = leaf(lib, (2,), 79), leaf(lib, (2,), 80)
+        (a * b).sum().backward(inputs=[a])
+        only_a = grads(a, b)
+        u, v = a * 2, b.exp()
+        lib.autograd.backward(
+            [u, v], [lib.ones(2, dtype=lib.float64), lib.ones(2, dtype=lib.float64)]
+        )
+        return {"inputs=[a]": only_a, "autograd.backward": grads(a, b)}
+
+    return error(run)
+
+
+@case(W, points=1, tasks=("3.1", "3.2", "3.3"))
+def task_3_3_nothing_to_differentiate(lib: Any) -> Any:
+    """backward on a result that needs no gradient raises torch's RuntimeError."""
+    c = lib.tensor([1.0, 2.0])
+    return failure(lambda: (c * 2).sum().backward())
+
+
+@case(W, points=2, tasks=("3.1", "3.2", "3.3"))
+def task_3_3_gradient_flows_through_detach_and_no_grad(lib: Any) -> Any:
+    """A detached branch and a branch made under ``no_grad`` send no gradient back."""
+
+    def run() -> Any:
+        x = leaf(lib, (3,), 81)
+        with lib.no_grad():
+            k = x * 10
+        out = (x * x.detach() + k * x).sum()
+        out.backward()
+        return tensor(x.grad)
+
+    return error(run)

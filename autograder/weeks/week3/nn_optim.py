@@ -1,0 +1,234 @@
+"""Tasks 3.7 and 3.8: ``Module``, ``Parameter``, ``Linear``; ``SGD`` and ``Adam``.
+
+Weights cannot come from the same random generator on both sides, so each model gets the same
+numbers through ``load_state_dict`` (what the issue calls "weights copied in"); from there,
+every forward, gradient, optimizer state and loss is compared with torch's
+(torch/nn/modules/module.py, linear.py; torch/optim/sgd.py, adam.py: ``_single_tensor_*``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from autograder.cases import case
+from autograder.weeks.week3.common import W, const, data, error, flags, tensor
+
+
+def _net(lib: Any) -> Any:
+    """A module with a Linear, a Sequential and a plain tensor attribute (not a parameter)."""
+
+    class Net(lib.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.fc1 = lib.nn.Linear(2, 4)
+            self.body = lib.nn.Sequential(lib.nn.Tanh(), lib.nn.Linear(4, 3), lib.nn.ReLU())
+            self.scale = lib.nn.Parameter(lib.ones(3, dtype=lib.float32))
+            self.offset = lib.zeros(3)  # a plain tensor: not registered
+
+        def forward(self, x: Any) -> Any:
+            return self.body(self.fc1(x)) * self.scale + self.offset
+
+    return Net()
+
+
+def _weights(model: Any, seed: int) -> dict[str, Any]:
+    """Deterministic numbers for every entry of ``model``'s state dict, by name."""
+    return {
+        name: data(tuple(int(s) for s in t.shape), seed + i, -0.8, 0.8)
+        for i, (name, t) in enumerate(model.state_dict().items())
+    }
+
+
+def _load(lib: Any, model: Any, seed: int, dtype: str = "float32") -> Any:
+    values = _weights(model, seed)
+    model.load_state_dict({k: lib.tensor(v, dtype=getattr(lib, dtype)) for k, v in values.items()})
+    return model
+
+
+@case(W, points=2, tasks=("3.1", "3.7"))
+def task_3_7_parameters_are_registered(lib: Any) -> Any:
+    """Assigning a Parameter or a Module to an attribute registers it: ``named_parameters``
+    lists them in torch's order and names ("body.1.weight"); a plain tensor is not one."""
+
+    def run() -> Any:
+        net = _net(lib)
+        return {
+            "named_parameters": [(n, [int(s) for s in p.shape]) for n, p in net.named_parameters()],
+            "parameters": len(list(net.parameters())),
+            "children": [type(m).__name__ for m in net.children()],
+            "a parameter": flags(net.fc1.weight),
+            "is a tensor": isinstance(net.fc1.weight, lib.Tensor),
+        }
+
+    return error(run)
+
+
+@case(W, points=2, tasks=("3.1", "3.4", "3.7"))
+def task_3_7_state_dict_round_trip(lib: Any) -> Any:
+    """``state_dict`` keys in torch's order; ``load_state_dict`` copies values in (the same
+    Parameter objects, now holding them)."""
+
+    def run() -> Any:
+        net = _net(lib)
+        before = net.fc1.weight
+        _load(lib, net, 130)
+        sd = net.state_dict()
+        return {
+            "keys": list(sd.keys()),
+            "fc1.weight": tensor(sd["fc1.weight"]),
+            "same Parameter": net.fc1.weight is before,
+            "still a leaf": flags(net.fc1.weight),
+        }
+
+    return error(run)
+
+
+@case(W, points=2, tasks=("3.1", "3.2", "3.3", "3.4", "3.7"))
+def task_3_7_forward_and_gradients(lib: Any) -> Any:
+    """A forward pass through the copied-in model gives torch's values; backward gives each
+    parameter torch's gradient."""
+
+    def run() -> Any:
+        net = _load(lib, _net(lib), 131)
+        x = lib.tensor(data((5, 2), 132), dtype=lib.float32)
+        out = net(x)
+        (out * out).mean().backward()
+        return {
+            "out": tensor(out),
+            "grads": {n: tensor(p.grad) for n, p in net.named_parameters()},
+        }
+
+    return error(run)
+
+
+@case(W, points=1, tasks=("3.1", "3.2", "3.3", "3.4", "3.7"))
+def task_3_7_train_eval_and_zero_grad(lib: Any) -> Any:
+    """``eval()`` and ``train()`` set ``training`` on every submodule; ``zero_grad()`` sets
+    every gradient to None (torch's default since 2.0)."""
+
+    def run() -> Any:
+        net = _load(lib, _net(lib), 133)
+        net(lib.ones(1, 2)).sum().backward()
+        had = [p.grad is not None for p in net.parameters()]
+        net.zero_grad()
+        net.eval()
+        after_eval = [net.training, net.body.training, net.body[0].training]
+        net.train()
+        return {
+            "had grads": had,
+            "after zero_grad": [p.grad is None for p in net.parameters()],
+            "after eval": after_eval,
+            "after train": [net.training, net.body.training, net.body[0].training],
+        }
+
+    return error(run)
+
+
+def _step_states(lib: Any, make_opt: Any, steps: int = 3) -> Any:
+    """A 3-parameter problem stepped ``steps`` times: parameters and state after each."""
+    w = lib.nn.Parameter(lib.tensor(data((2, 3), 140), dtype=lib.float32))
+    b = lib.nn.Parameter(lib.tensor(data((3,), 141), dtype=lib.float32))
+    x = const(lib, (4, 2), 142, dtype="float32")
+    opt = make_opt([w, b])
+    history = []
+    for _ in range(steps):
+        opt.zero_grad()
+        ((x @ w + b).tanh() ** 2).mean().backward()
+        opt.step()
+        history.append(
+            {
+                "w": tensor(w),
+                "b": tensor(b),
+                "state": {
+                    key: (float(v) if key == "step" else tensor(v))
+                    for key, v in sorted(opt.state[w].items())
+                },
+            }
+        )
+    return history
+
+
+@case(W, points=2, tasks=("3.1", "3.2", "3.3", "3.8"))
+def task_3_8_sgd(lib: Any) -> Any:
+    """SGD as ``_single_tensor_sgd``: plain, with momentum (its ``momentum_buffer`` state),
+    dampening, nesterov and weight decay."""
+    settings = {
+        "plain": {"lr": 0.1},
+        "momentum": {"lr": 0.1, "momentum": 0.9},
+        "dampening": {"lr": 0.1, "momentum": 0.9, "dampening": 0.5},
+        "nesterov": {"lr": 0.05, "momentum": 0.8, "nesterov": True},
+        "weight decay": {"lr": 0.1, "momentum": 0.5, "weight_decay": 0.01},
+    }
+    return {
+        name: error(lambda kw=kw: _step_states(lib, lambda ps: lib.optim.SGD(ps, **kw)))
+        for name, kw in settings.items()
+    }
+
+
+@case(W, points=3, tasks=("3.1", "3.2", "3.3", "3.8"))
+def task_3_8_adam(lib: Any) -> Any:
+    """Adam as ``_single_tensor_adam``: bias-corrected moments, its ``step``, ``exp_avg``
+    and ``exp_avg_sq`` state, weight decay and amsgrad."""
+    settings = {
+        "defaults": {"lr": 0.01},
+        "betas": {"lr": 0.05, "betas": (0.8, 0.99), "eps": 1e-6},
+        "weight decay": {"lr": 0.01, "weight_decay": 0.1},
+        "amsgrad": {"lr": 0.02, "amsgrad": True},
+    }
+    return {
+        name: error(lambda kw=kw: _step_states(lib, lambda ps: lib.optim.Adam(ps, **kw)))
+        for name, kw in settings.items()
+    }
+
+
+@case(W, points=1, tasks=("3.1", "3.2", "3.3", "3.8"))
+def task_3_8_optimizer_zero_grad_and_groups(lib: Any) -> Any:
+    """``opt.zero_grad()`` sets the gradients to None; ``param_groups`` holds the settings."""
+
+    def run() -> Any:
+        w = lib.nn.Parameter(lib.ones(2))
+        opt = lib.optim.SGD([w], lr=0.5, momentum=0.25)
+        (w * 3).sum().backward()
+        before = tensor(w.grad)
+        opt.zero_grad()
+        group = opt.param_groups[0]
+        return {
+            "before": before,
+            "after": tensor(w.grad),
+            "lr": group["lr"],
+            "momentum": group["momentum"],
+            "params": len(group["params"]),
+        }
+
+    return error(run)
+
+
+def _train(lib: Any, make_opt: Any, steps: int = 20) -> list[float]:
+    """An MLP 2-8-1 with tanh, copied-in weights, a fixed batch: the loss of each step."""
+    model = lib.nn.Sequential(lib.nn.Linear(2, 8), lib.nn.Tanh(), lib.nn.Linear(8, 1))
+    _load(lib, model, 150)
+    x = lib.tensor(data((16, 2), 151), dtype=lib.float32)
+    y = lib.tensor(data((16, 1), 152), dtype=lib.float32)
+    opt = make_opt(model.parameters())
+    losses = []
+    for _ in range(steps):
+        opt.zero_grad()
+        loss = ((model(x) - y) ** 2).mean()
+        loss.backward()
+        opt.step()
+        losses.append(float(loss.item()))
+    return losses
+
+
+@case(W, points=3, tasks=("3.1", "3.2", "3.3", "3.4", "3.7", "3.8"))
+def task_3_8_training_run(lib: Any) -> Any:
+    """Twenty steps of an MLP with SGD (momentum, weight decay) and with Adam: every loss
+    equals torch's."""
+    return {
+        "SGD": error(
+            lambda: _train(
+                lib, lambda ps: lib.optim.SGD(ps, lr=0.1, momentum=0.9, weight_decay=0.01)
+            )
+        ),
+        "Adam": error(lambda: _train(lib, lambda ps: lib.optim.Adam(ps, lr=0.01))),
+    }

@@ -1,0 +1,373 @@
+"""Task 3.2: the ops of a small MLP, their backward nodes and their derivatives.
+
+Each op is compared three ways with torch on the same float64 inputs: the forward values, the
+name of the node it records (``MulBackward0``...), and the gradient ``backward`` leaves in
+each input. Broadcasting is the classic trap: a gradient must be summed back to its input's
+shape (torch: ``at::sum_to``, aten/src/ATen/ExpandUtils.h).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from autograder.cases import case, property_case
+from autograder.weeks.week3.common import (
+    W,
+    backward_grads,
+    const,
+    error,
+    graph,
+    leaf,
+    node_name,
+    tensor,
+)
+
+BINARY = {
+    "a + b": lambda a, b: a + b,
+    "a - b": lambda a, b: a - b,
+    "a * b": lambda a, b: a * b,
+    "a / b": lambda a, b: a / b,
+    "a + 2": lambda a, b: a + 2,
+    "3 - a": lambda a, b: 3 - a,
+    "a * 0.5": lambda a, b: a * 0.5,
+    "2 * b": lambda a, b: 2 * b,
+    "a / 4": lambda a, b: a / 4,
+    "1 / b": lambda a, b: 1 / b,
+    "-a": lambda a, b: -a,
+    "a ** 2": lambda a, b: a**2,
+    "b ** 0.5": lambda a, b: b**0.5,
+    "b ** a": lambda a, b: b**a,
+}
+
+UNARY = {
+    "exp": lambda t: t.exp(),
+    "log": lambda t: t.log(),
+    "tanh": lambda t: t.tanh(),
+    "relu": lambda t: t.relu(),
+    "sigmoid": lambda t: t.sigmoid(),
+    "sin": lambda t: t.sin(),
+    "cos": lambda t: t.cos(),
+    "clone": lambda t: t.clone(),
+}
+
+REDUCTIONS = {
+    "sum()": lambda t: t.sum(),
+    "sum(0)": lambda t: t.sum(0),
+    "sum(1, keepdim=True)": lambda t: t.sum(1, keepdim=True),
+    "sum((0, 2))": lambda t: t.sum((0, 2)),
+    "mean()": lambda t: t.mean(),
+    "mean(-1)": lambda t: t.mean(-1),
+    "mean(0, keepdim=True)": lambda t: t.mean(0, keepdim=True),
+}
+
+VIEWS = {
+    "reshape(6, 4)": lambda t: t.reshape(6, 4),
+    "view(4, 6)": lambda t: t.view(4, 6),
+    "transpose(0, 2)": lambda t: t.transpose(0, 2),
+    "[1]": lambda t: t[1],
+    "[:, 1:]": lambda t: t[:, 1:],
+    "[0, :, 2]": lambda t: t[0, :, 2],
+    "[1:, ::2]": lambda t: t[1:, ::2],
+}
+
+
+def _pair(lib: Any) -> tuple[Any, Any]:
+    # b is kept positive: log, division and b ** a stay real
+    return leaf(lib, (2, 3), 11), leaf(lib, (2, 3), 12, low=0.5, high=3.0)
+
+
+@case(W, points=2, tasks=("3.1", "3.2"))
+def task_3_2_binary_node_names(lib: Any) -> Any:
+    """Each arithmetic expression records torch's node: ``AddBackward0`` for two tensors,
+    a different overload's node for a Python number, ``RsubBackward1`` for ``3 - a``..."""
+    a, b = _pair(lib)
+    return {name: error(lambda f=f: node_name(f(a, b).grad_fn)) for name, f in BINARY.items()}
+
+
+@case(W, points=3, tasks=("3.1", "3.2", "3.3"))
+def task_3_3_binary_values_and_gradients(lib: Any) -> Any:
+    """Forward values and the gradients of ``sum()`` of each expression, for both inputs."""
+    out = {}
+    for name, f in BINARY.items():
+        a, b = _pair(lib)
+        out[name] = backward_grads(lib, f, a, b)
+    return out
+
+
+@case(W, points=2, tasks=("3.1", "3.2", "3.3"))
+def task_3_3_unary_ops(lib: Any) -> Any:
+    """exp, log, tanh, relu, sigmoid, sin, cos, clone: node name, values, gradient."""
+    out = {}
+    for name, f in UNARY.items():
+        t = leaf(lib, (2, 3), 13, low=0.1 if name == "log" else -2.0)
+        out[name] = {
+            "node": error(lambda f=f, t=t: node_name(f(t).grad_fn)),
+            "backward": backward_grads(lib, f, t),
+        }
+    return out
+
+
+@case(W, points=2, tasks=("3.1", "3.2", "3.3"))
+def task_3_3_relu_at_zero(lib: Any) -> Any:
+    """relu's gradient is 0 where the input is exactly 0 (torch's ``threshold_backward``)."""
+    t = lib.tensor([-1.0, 0.0, 2.0], dtype=lib.float64, requires_grad=True)
+    return backward_grads(lib, lambda x: x.relu(), t)
+
+
+@case(W, points=2, tasks=("3.1", "3.2", "3.3"))
+def task_3_3_matmul(lib: Any) -> Any:
+    """``a @ b`` for two matrices records ``MmBackward0``; the gradients are
+    ``grad @ b.T`` and ``a.T @ grad``."""
+    a, b = leaf(lib, (2, 3), 14), leaf(lib, (3, 4), 15)
+    return {
+        "node": error(lambda: node_name((a @ b).grad_fn)),
+        "backward": backward_grads(lib, lambda x, y: x @ y, a, b),
+        "matmul": backward_grads(lib, lambda x, y: x.matmul(y), a, b),
+    }
+
+
+@case(W, points=3, tasks=("3.1", "3.2", "3.3"))
+def task_3_3_reductions(lib: Any) -> Any:
+    """sum and mean over all, one or several dims, with and without ``keepdim``: values,
+    node names (``SumBackward0`` / ``SumBackward1``...) and gradients."""
+    out = {}
+    for name, f in REDUCTIONS.items():
+        t = leaf(lib, (2, 3, 4), 16)
+        out[name] = {
+            "node": error(lambda f=f, t=t: node_name(f(t).grad_fn)),
+            "backward": backward_grads(lib, f, t),
+        }
+    return out
+
+
+@case(W, points=3, tasks=("3.1", "3.2", "3.3"))
+def task_3_3_views_and_indexing(lib: Any) -> Any:
+    """reshape, view, t, transpose, expand and indexing: node names, values, and a gradient
+    that lands where each element came from (zeros elsewhere)."""
+    out = {}
+    for name, f in VIEWS.items():
+        t = leaf(lib, (2, 3, 4), 17)
+        out[name] = {
+            "node": error(lambda f=f, t=t: node_name(f(t).grad_fn)),
+            "backward": backward_grads(lib, f, t),
+        }
+    m = leaf(lib, (2, 3), 18)
+    out["t()"] = backward_grads(lib, lambda x: x.t() * const(lib, (3, 2), 19), m)
+    out["t() node"] = error(lambda: node_name(m.t().grad_fn))
+    r = leaf(lib, (1, 3), 20)
+    out["expand(4, 3)"] = backward_grads(lib, lambda x: x.expand(4, 3) * const(lib, (4, 3), 21), r)
+    out["expand node"] = error(lambda: node_name(r.expand(4, 3).grad_fn))
+    return out
+
+
+BROADCASTS = [
+    ((3, 1), (1, 4)),
+    ((4,), (2, 3, 4)),
+    ((2, 1, 3), (3,)),
+    ((1,), (2, 2)),
+    ((5, 1, 1), (1, 2, 1)),
+]
+
+
+@case(W, points=3, tasks=("3.1", "3.2", "3.3"))
+def task_3_3_broadcasting_reduced_in_backward(lib: Any) -> Any:
+    """For ``a op b`` with broadcast shapes, each gradient has its own input's shape: summed
+    over the dims broadcasting added or stretched (torch's ``sum_to``)."""
+    out = {}
+    for i, (sa, sb) in enumerate(BROADCASTS):
+        for op in ("+", "-", "*", "/"):
+            a = leaf(lib, sa, 30 + i)
+            b = leaf(lib, sb, 40 + i, low=0.5, high=2.0)
+            f = {"+": lambda x, y: x + y, "-": lambda x, y: x - y}.get(op)
+            f = f or {"*": lambda x, y: x * y, "/": lambda x, y: x / y}[op]
+            w = const(lib, _broadcast(sa, sb), 50 + i)  # weights: every element counts
+            out[f"{sa} {op} {sb}"] = backward_grads(lib, lambda x, y, f=f, w=w: f(x, y) * w, a, b)
+    return out
+
+
+def _broadcast(sa: tuple[int, ...], sb: tuple[int, ...]) -> tuple[int, ...]:
+    sa, sb = tuple(sa), tuple(sb)  # a property case's examples come back as lists
+    n = max(len(sa), len(sb))
+    pa, pb = (1,) * (n - len(sa)) + sa, (1,) * (n - len(sb)) + sb
+    return tuple(max(x, y) for x, y in zip(pa, pb, strict=True))
+
+
+@case(W, points=2, tasks=("3.1", "3.2", "3.3"))
+def task_3_3_promotion_and_grad_dtypes(lib: Any) -> Any:
+    """float32 times float64 gives float64; each gradient has its own leaf's dtype; a Python
+    float keeps a float32 tensor float32."""
+    a = leaf(lib, (3,), 60, dtype="float32")
+    b = leaf(lib, (3,), 61)
+
+    def run() -> Any:
+        out = a * b
+        out.sum().backward()
+        half = a * 0.5
+        return {
+            "a * b": tensor(out),
+            "a.grad": tensor(a.grad),
+            "b.grad": tensor(b.grad),
+            "a * 0.5": tensor(half),
+        }
+
+    return error(run)
+
+
+@case(W, points=2, tasks=("3.1", "3.2"))
+def task_3_2_graph_structure(lib: Any) -> Any:
+    """``grad_fn.next_functions``: one entry per differentiable input, in argument order,
+    ``AccumulateGrad`` for a leaf that requires grad and None for one that does not."""
+    a, b, c = leaf(lib, (3,), 62), leaf(lib, (3,), 63), const(lib, (3,), 64)
+    return {
+        "(a * b).sin().sum()": error(lambda: graph((a * b).sin().sum().grad_fn)),
+        "a * c + b": error(lambda: graph((a * c + b).grad_fn)),
+        "c * a": error(lambda: graph((c * a).grad_fn)),
+        "(a.view(1, 3) @ b.view(3, 1)).relu()": error(
+            lambda: graph((a.view(1, 3) @ b.view(3, 1)).relu().grad_fn)
+        ),
+    }
+
+
+@case(W, points=2, tasks=("3.1", "3.2"))
+def task_3_2_saved_tensors(lib: Any) -> Any:
+    """A node keeps what its backward needs, visible as torch names it: ``MulBackward0`` saves
+    ``_saved_self`` and ``_saved_other``, ``ExpBackward0`` its ``_saved_result``,
+    ``PowBackward0`` ``_saved_self`` and the number ``_saved_exponent``."""
+    a, b = leaf(lib, (3,), 65), leaf(lib, (3,), 66)
+    return {
+        "mul self": error(lambda: tensor((a * b).grad_fn._saved_self)),
+        "mul other": error(lambda: tensor((a * b).grad_fn._saved_other)),
+        "exp result": error(lambda: tensor(a.exp().grad_fn._saved_result)),
+        "tanh result": error(lambda: tensor(a.tanh().grad_fn._saved_result)),
+        "pow self": error(lambda: tensor((a**3).grad_fn._saved_self)),
+        "pow exponent": error(lambda: float((a**3).grad_fn._saved_exponent)),
+        "log self": error(lambda: tensor((b * b).log().grad_fn._saved_self)),
+    }
+
+
+def _chains() -> Any:
+    from hypothesis import strategies as st
+
+    shapes = st.sampled_from(BROADCASTS + [((2, 3), (2, 3)), ((3,), (1,))])
+    ops = st.lists(
+        st.sampled_from(["add", "mul", "sub", "div", "tanh", "sigmoid", "exp"]),
+        min_size=2,
+        max_size=6,
+    )
+    return st.tuples(shapes, ops, st.integers(0, 10_000))
+
+
+def _label(ex: Any) -> str:
+    (sa, sb), ops, seed = ex
+    return f"a{list(sa)}, b{list(sb)}, ops {' '.join(ops)}, seed {seed}"
+
+
+@property_case(W, _chains, n=20, points=3, tasks=("3.1", "3.2", "3.3"), label=_label)
+def random_chains_of_ops(lib: Any, example: Any) -> Any:
+    """Random chains of broadcasting and elementwise ops: values, node names on the path and
+    both gradients equal torch's."""
+    (sa, sb), ops, seed = example
+    a, b = leaf(lib, sa, seed), leaf(lib, sb, seed + 1, low=0.5, high=1.5)
+
+    def program(x: Any, y: Any) -> Any:
+        t = x
+        for op in ops:
+            if op == "add":
+                t = t + y
+            elif op == "mul":
+                t = t * y
+            elif op == "sub":
+                t = y - t
+            elif op == "div":
+                t = t / (y * y + 1)
+            else:
+                t = getattr(t, op)()
+        return t
+
+    return {
+        "names": error(lambda: graph(program(a, b).grad_fn, depth=3)),
+        "backward": backward_grads(lib, program, a, b),
+    }
+
+
+def _broadcast_pairs() -> Any:
+    from hypothesis import strategies as st
+
+    @st.composite
+    def pair(draw: Any) -> Any:
+        out = tuple(draw(st.lists(st.integers(1, 4), min_size=1, max_size=4)))
+        # each side keeps a suffix of the result's dims, some of them squeezed to 1
+        a = tuple(
+            d if draw(st.booleans()) else 1
+            for d in out[len(out) - draw(st.integers(1, len(out))) :]
+        )
+        b = tuple(
+            d if draw(st.booleans()) else 1
+            for d in out[len(out) - draw(st.integers(1, len(out))) :]
+        )
+        return a, b, draw(st.sampled_from(["+", "-", "*", "/"])), draw(st.integers(0, 10_000))
+
+    return pair()
+
+
+def _pair_label(ex: Any) -> str:
+    a, b, op, seed = ex
+    return f"a{list(a)} {op} b{list(b)}, seed {seed}"
+
+
+@property_case(W, _broadcast_pairs, n=25, points=3, tasks=("3.1", "3.2", "3.3"), label=_pair_label)
+def random_broadcast_gradients(lib: Any, example: Any) -> Any:
+    """Random broadcastable shapes: each gradient is summed back to its own input's shape."""
+    sa, sb, op, seed = example
+    sa, sb = tuple(sa), tuple(sb)
+    a, b = leaf(lib, sa, seed), leaf(lib, sb, seed + 1, low=0.5, high=2.0)
+    f = {"+": lambda x, y: x + y, "-": lambda x, y: x - y, "*": lambda x, y: x * y}.get(op)
+    f = f or (lambda x, y: x / y)
+    w = const(lib, _broadcast(sa, sb), seed + 2)
+    return backward_grads(lib, lambda x, y: f(x, y) * w, a, b)
+
+
+def _reductions() -> Any:
+    from hypothesis import strategies as st
+
+    @st.composite
+    def reduction(draw: Any) -> Any:
+        shape = tuple(draw(st.lists(st.integers(1, 4), min_size=1, max_size=4)))
+        dims = draw(
+            st.lists(
+                st.integers(-len(shape), len(shape) - 1),
+                max_size=len(shape),
+                unique_by=lambda d: d % len(shape),
+            )
+        )
+        return (
+            shape,
+            tuple(dims),
+            draw(st.booleans()),
+            draw(st.sampled_from(["sum", "mean"])),
+            draw(st.integers(0, 10_000)),
+        )
+
+    return reduction()
+
+
+def _reduction_label(ex: Any) -> str:
+    shape, dims, keepdim, op, seed = ex
+    return f"{op}(dim={list(dims)}, keepdim={keepdim}) of {list(shape)}, seed {seed}"
+
+
+@property_case(W, _reductions, n=25, points=3, tasks=("3.1", "3.2", "3.3"), label=_reduction_label)
+def random_reductions(lib: Any, example: Any) -> Any:
+    """sum and mean over random dims (negative ones too), with and without keepdim: node
+    name, values and the gradient spread back over the reduced dims."""
+    shape, dims, keepdim, op, seed = example
+    shape, dims = tuple(shape), tuple(dims)
+    t = leaf(lib, shape, seed)
+
+    def f(x: Any) -> Any:
+        return getattr(x, op)(dims, keepdim=keepdim) if dims else getattr(x, op)()
+
+    return {
+        "node": error(lambda: node_name(f(t).grad_fn)),
+        "backward": backward_grads(lib, lambda x: f(x) * 1.5, t),
+    }

@@ -1,0 +1,218 @@
+"""Task 3.4: what makes it torch and not micrograd.
+
+The version counter (torch/csrc/autograd/saved_variable.cpp, ``SavedVariable::unpack``),
+leaf in-place errors, second derivatives with ``create_graph``, and the hooks: tensor hooks,
+node pre- and post-hooks, post-accumulate-grad hooks, in torch's order (notes §3), each able
+to replace a gradient.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from autograder.cases import case
+from autograder.weeks.week3.common import W, const, error, failure, flags, leaf, node_name, tensor
+
+
+@case(W, points=2, tasks=("3.1", "3.2", "3.4"))
+def task_3_4_version_counter(lib: Any) -> Any:
+    """Every in-place op bumps ``_version``; out-of-place ops make a new tensor at 0."""
+
+    def run() -> Any:
+        t = const(lib, (3,), 90)
+        seen = [t._version]
+        t.add_(const(lib, (3,), 91))
+        seen.append(t._version)
+        t.mul_(2)
+        t.zero_()
+        seen.append(t._version)
+        seen.append((t * 2)._version)
+        return {"versions": seen, "values": tensor(t)}
+
+    return error(run)
+
+
+@case(W, points=3, tasks=("3.1", "3.2", "3.3", "3.4"))
+def task_3_4_saved_tensor_modified_in_place(lib: Any) -> Any:
+    """A tensor a node saved, changed in place before backward, makes backward raise:
+    ``exp`` saved its result, ``mul`` its inputs. Changing a tensor no node saved is fine."""
+
+    def exp_result() -> Any:
+        x = leaf(lib, (3,), 92)
+        y = x.exp()
+        y.add_(1)
+        y.sum().backward()
+        return tensor(x.grad)
+
+    def mul_input() -> Any:
+        x = leaf(lib, (3,), 93)
+        w = const(lib, (3,), 94)
+        y = x * w
+        w.mul_(2)
+        y.sum().backward()
+        return tensor(x.grad)
+
+    def unsaved() -> Any:
+        x = leaf(lib, (3,), 95)
+        w = const(lib, (3,), 96)
+        y = x + w  # add saves nothing
+        w.mul_(2)
+        y.sum().backward()
+        return tensor(x.grad)
+
+    return {
+        "exp's result": failure(exp_result),
+        "mul's input": failure(mul_input),
+        "add saves nothing": error(unsaved),
+    }
+
+
+@case(W, points=2, tasks=("3.1", "3.2", "3.3", "3.4"))
+def task_3_4_in_place_on_leaves_and_results(lib: Any) -> Any:
+    """A leaf that requires grad cannot be changed in place (except under ``no_grad``, as
+    optimizers do); a result can, and its ``grad_fn`` becomes the in-place op's node."""
+    x = leaf(lib, (3,), 97)
+
+    def on_result() -> Any:
+        y = x * 2
+        y.mul_(3)
+        y.add_(const(lib, (3,), 98))
+        y.sum().backward()
+        return {"y": flags(y), "x.grad": tensor(x.grad)}
+
+    def under_no_grad() -> Any:
+        with lib.no_grad():
+            x.add_(1)
+        return {"x": flags(x), "values": tensor(x), "version": x._version}
+
+    return {
+        "leaf": failure(lambda: x.mul_(2)),
+        "result": error(on_result),
+        "leaf under no_grad": error(under_no_grad),
+    }
+
+
+@case(W, points=3, tasks=("3.1", "3.2", "3.3"))
+def task_3_3_second_derivatives(lib: Any) -> Any:
+    """``create_graph=True`` makes the backward pass itself differentiable: q**3 at 3 gives
+    27, 18, 6 (the notes' example); without it the gradient records nothing."""
+
+    def derivatives() -> Any:
+        q = lib.tensor(3.0, dtype=lib.float64, requires_grad=True)
+        y = q**3
+        (d1,) = lib.autograd.grad(y, [q], create_graph=True)
+        (d2,) = lib.autograd.grad(d1, [q], create_graph=True)
+        (d3,) = lib.autograd.grad(d2, [q])
+        return [tensor(y), tensor(d1), tensor(d2), tensor(d3)]
+
+    def mixed() -> Any:
+        x, w = leaf(lib, (3,), 99), leaf(lib, (3,), 100)
+        (gx,) = lib.autograd.grad((x * w).tanh().sum(), [x], create_graph=True)
+        (gx * gx).sum().backward()
+        return {"gx": tensor(gx), "x.grad": tensor(x.grad), "w.grad": tensor(w.grad)}
+
+    def without() -> Any:
+        q = lib.tensor(2.0, dtype=lib.float64, requires_grad=True)
+        (d1,) = lib.autograd.grad(q**3, [q])
+        return flags(d1)
+
+    return {
+        "q ** 3": error(derivatives),
+        "grad of a gradient norm": error(mixed),
+        "without create_graph": error(without),
+        "differentiating it": failure(lambda: _again(lib)),
+    }
+
+
+def _again(lib: Any) -> Any:
+    q = lib.tensor(2.0, dtype=lib.float64, requires_grad=True)
+    (d1,) = lib.autograd.grad(q**3, [q])
+    return lib.autograd.grad(d1, [q])
+
+
+@case(W, points=2, tasks=("3.1", "3.2", "3.3", "3.4"))
+def task_3_4_tensor_hooks(lib: Any) -> Any:
+    """``register_hook`` on a tensor sees its gradient and may replace it (what it returns
+    flows on); hooks run in the order registered; a removed hook does not run."""
+
+    def run() -> Any:
+        x = leaf(lib, (3,), 101)
+        y = x * 2
+        log: list[Any] = []
+        y.register_hook(lambda g: log.append(("first", g.tolist())))
+        y.register_hook(lambda g: g * 10)
+        y.register_hook(lambda g: log.append(("third", g.tolist())))
+        gone = y.register_hook(lambda g: g * 1000)
+        gone.remove()
+        x.register_hook(lambda g: log.append(("leaf", g.tolist())))
+        y.sum().backward()
+        return {"log": log, "x.grad": tensor(x.grad)}
+
+    return error(run)
+
+
+@case(W, points=3, tasks=("3.1", "3.2", "3.3", "3.4"))
+def task_3_4_hook_order(lib: Any) -> Any:
+    """On the notes' diamond: for each node, tensor hooks, then node pre-hooks, the node,
+    then node post-hooks; for the leaf, the post-accumulate-grad hook runs before
+    ``AccumulateGrad``'s post-hook."""
+
+    def run() -> Any:
+        log: list[str] = []
+        x = leaf(lib, (2,), 102)
+        h = x * 3
+        l_ = h.exp()
+        r = h.cos()
+        out = l_ + r
+        for name, t in (("out", out), ("r", r), ("l", l_), ("h", h), ("x", x)):
+            t.register_hook(lambda g, name=name: log.append(f"tensorhook:{name}"))
+        nodes = [out.grad_fn, r.grad_fn, l_.grad_fn, h.grad_fn, h.grad_fn.next_functions[0][0]]
+        for node in nodes:
+            name = node_name(node)
+            node.register_prehook(lambda go, name=name: log.append(f"pre:{name}"))
+            node.register_hook(lambda gi, go, name=name: log.append(f"post:{name}"))
+        x.register_post_accumulate_grad_hook(lambda t: log.append("post_accumulate_grad:x"))
+        out.backward(lib.ones(2, dtype=lib.float64))
+        return log
+
+    return error(run)
+
+
+@case(W, points=2, tasks=("3.1", "3.2", "3.3"))
+def task_3_3_node_hooks_replace_gradients(lib: Any) -> Any:
+    """A node pre-hook may return new gradient outputs, a post-hook new gradient inputs."""
+
+    def run() -> Any:
+        x = leaf(lib, (3,), 103)
+        y = x.exp()
+        y.grad_fn.register_prehook(lambda go: (go[0] * 2,))
+        z = y * 3
+        z.grad_fn.register_hook(lambda gi, go: (gi[0] + 1, gi[1]))
+        z.sum().backward()
+        return tensor(x.grad)
+
+    return error(run)
+
+
+@case(W, points=2, tasks=("3.1", "3.2", "3.3", "3.4"))
+def task_3_4_retain_grad_and_post_accumulate(lib: Any) -> Any:
+    """A non-leaf's ``.grad`` stays None unless ``retain_grad()`` was called; a
+    post-accumulate-grad hook sees the leaf with its ``.grad`` already summed."""
+
+    def run() -> Any:
+        x = leaf(lib, (3,), 104)
+        y = x * x
+        z = y.sin()
+        y.retain_grad()
+        seen: list[Any] = []
+        x.register_post_accumulate_grad_hook(lambda t: seen.append(t.grad.tolist()))
+        z.sum().backward()
+        return {
+            "y.grad": tensor(y.grad),
+            "y.retains_grad": bool(y.retains_grad),
+            "z.retains_grad": bool(z.retains_grad),
+            "seen by the hook": seen,
+            "x.grad": tensor(x.grad),
+        }
+
+    return error(run)

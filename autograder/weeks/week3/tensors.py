@@ -1,0 +1,118 @@
+"""Task 3.1: tensors and leaves, and grad mode. Compared with torch on the same inputs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from autograder.cases import case
+from autograder.weeks.week3.common import W, const, data, error, failure, flags, leaf, tensor
+
+
+@case(W, points=1, tasks=("3.1", "3.2"))
+def task_3_2_leaves_and_results(lib: Any) -> Any:
+    """A tensor made with ``requires_grad=True`` is a leaf with no ``grad_fn`` and no
+    ``.grad`` yet; a result computed from it requires grad and is not a leaf; a result of
+    tensors that need no gradient is a leaf again."""
+    a, c = leaf(lib, (3,), 1), const(lib, (3,), 2)
+    return {
+        "a": error(lambda: {**flags(a), "grad": tensor(a.grad)}),
+        "c": error(lambda: flags(c)),
+        "a * c": error(lambda: flags(a * c)),
+        "c * c": error(lambda: flags(c * c)),
+    }
+
+
+@case(W, points=1, tasks="3.1")
+def task_3_1_default_dtypes(lib: Any) -> Any:
+    """Python floats make float32 tensors and ints int64, as in torch; ``dtype=`` wins."""
+    return {
+        "floats": error(lambda: tensor(lib.tensor([1.5, 2.0]))),
+        "ints": error(lambda: tensor(lib.tensor([[1, 2], [3, 4]]))),
+        "float64": error(lambda: tensor(lib.tensor([1, 2], dtype=lib.float64))),
+        "zeros": error(lambda: tensor(lib.zeros(2, 3))),
+        "ones": error(lambda: tensor(lib.ones(2, dtype=lib.float64))),
+    }
+
+
+@case(W, points=1, tasks="3.1")
+def task_3_1_only_floats_require_grad(lib: Any) -> Any:
+    """An integer tensor cannot require gradients: torch raises RuntimeError."""
+    return failure(lambda: flags(lib.tensor([1, 2], requires_grad=True)))
+
+
+@case(W, points=2, tasks=("3.1", "3.2"))
+def task_3_2_detach_and_requires_grad_(lib: Any) -> Any:
+    """``detach()`` gives a leaf that needs no gradient, with the same values;
+    ``requires_grad_()`` turns a leaf on; a non-leaf's flag cannot be changed."""
+    a = leaf(lib, (2, 2), 3)
+    b = a * 2
+
+    def turn_on() -> Any:
+        c = const(lib, (2,), 4)
+        c.requires_grad_()
+        return flags(c)
+
+    def turn_off_result() -> Any:
+        b.requires_grad_(False)
+        return flags(b)
+
+    return {
+        "b.detach()": error(lambda: {**flags(b.detach()), "values": tensor(b.detach())}),
+        "c.requires_grad_()": error(turn_on),
+        "b.requires_grad_(False)": failure(turn_off_result),
+        "ones(2, requires_grad=True)": error(lambda: flags(lib.ones(2, requires_grad=True))),
+        "zeros_like(a)": error(lambda: {**flags(lib.zeros_like(a)), **tensor(lib.zeros_like(a))}),
+    }
+
+
+@case(W, points=2, tasks=("3.1", "3.2"))
+def task_3_2_grad_mode(lib: Any) -> Any:
+    """Under ``no_grad`` results need no gradient and have no ``grad_fn``; ``enable_grad``
+    inside it turns recording back on; ``set_grad_enabled(False)`` is ``no_grad``;
+    ``is_grad_enabled`` says which."""
+    a = leaf(lib, (3,), 5)
+    seen: dict[str, Any] = {}
+
+    def run() -> Any:
+        with lib.no_grad():
+            seen["no_grad"] = flags(a * 2)
+            seen["no_grad enabled?"] = lib.is_grad_enabled()
+            with lib.enable_grad():
+                seen["enable_grad inside"] = flags(a * 2)
+        with lib.set_grad_enabled(False):
+            seen["set_grad_enabled(False)"] = flags(a.exp())
+        seen["after"] = flags(a * 2)
+        seen["enabled after?"] = lib.is_grad_enabled()
+        return seen
+
+    return error(run)
+
+
+@case(W, points=1, tasks=("3.1", "3.2"))
+def task_3_2_no_grad_as_a_decorator(lib: Any) -> Any:
+    """``@no_grad()`` on a function: its results record nothing; grad mode is back on after."""
+    a = leaf(lib, (2,), 6)
+
+    def run() -> Any:
+        @lib.no_grad()
+        def double(t: Any) -> Any:
+            return t * 2
+
+        return {"inside": flags(double(a)), "after": lib.is_grad_enabled()}
+
+    return error(run)
+
+
+@case(W, points=1, tasks=("3.1", "3.2"))
+def task_3_2_values_round_trip(lib: Any) -> Any:
+    """``tolist()``, ``item()``, ``numel()``, ``dim()`` and ``shape`` as torch gives them."""
+    t = lib.tensor(data((2, 3), 7), dtype=lib.float64)
+    return error(
+        lambda: {
+            "tolist": t.tolist(),
+            "item": t.sum().item(),
+            "numel": t.numel(),
+            "dim": t.dim(),
+            "shape": [int(s) for s in t.shape],
+        }
+    )
