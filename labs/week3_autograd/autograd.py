@@ -25,14 +25,15 @@ This module must never import torch. Its names mirror torch's, and the namespace
 The exercises ("Task 3.x" in a docstring; each may span several functions):
   3.1 tensors and leaves: tensor, zeros, ones, Tensor.requires_grad, Tensor.detach,
       is_grad_enabled, set_grad_enabled, no_grad, enable_grad
-  3.2 ops and their backward nodes: collect_next_edges, set_history, Node.save, sum_to, add,
-      sub, rsub, mul, div, neg, pow, exp, log, tanh, relu, sigmoid, sin, cos, mm, addmm, sum,
-      mean, view, reshape, t, transpose, expand, select, slice, clone, to (each op with the
-      ``apply`` of its backward node)
+  3.2 ops and their backward nodes: collect_next_edges, set_history, Node.save,
+      SavedVariable (store or pack, unpack with its version check), sum_to, add, sub, rsub,
+      mul, div, neg, pow, exp, log, tanh, relu, sigmoid, sin, cos, mm, addmm, sum, mean, view,
+      reshape, t, transpose, expand, select, slice, clone, to (each op with the ``apply`` of
+      its backward node)
   3.3 the engine: GraphTask.compute_dependencies, GraphTask.init_to_execute, InputBuffer.add,
       validate_outputs, call_function, evaluate_function, execute, AccumulateGrad.apply,
       run_backward, backward, grad
-  3.4 what makes it torch: SavedVariable (pack, unpack with its version check),
+  3.4 what makes it torch: modified_in_place_error (the version check's message),
       check_inplace, add_, mul_, zero_, copy_, Tensor.register_hook, Tensor.retain_grad,
       Node.register_hook / register_prehook, Tensor.register_post_accumulate_grad_hook
   3.5 autograd.Function (apply, BackwardCFunction.apply, saved_tensors) and gradcheck

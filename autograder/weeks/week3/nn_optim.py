@@ -45,6 +45,12 @@ def _load(lib: Any, model: Any, seed: int, dtype: str = "float32") -> Any:
     return model
 
 
+def _tied(lib: Any) -> Any:
+    """One Linear in two places: its parameters are listed once, under the first name."""
+    shared = lib.nn.Linear(3, 3)
+    return lib.nn.Sequential(shared, lib.nn.Tanh(), shared)
+
+
 @case(W, points=2, tasks=("3.1", "3.7"))
 def task_3_7_parameters_are_registered(lib: Any) -> Any:
     """Assigning a Parameter or a Module to an attribute registers it: ``named_parameters``
@@ -58,6 +64,7 @@ def task_3_7_parameters_are_registered(lib: Any) -> Any:
             "children": [type(m).__name__ for m in net.children()],
             "a parameter": flags(net.fc1.weight),
             "is a tensor": isinstance(net.fc1.weight, lib.Tensor),
+            "a Linear used twice": [n for n, _ in _tied(lib).named_parameters()],
         }
 
     return error(run)

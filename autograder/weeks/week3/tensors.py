@@ -79,6 +79,8 @@ def task_3_2_grad_mode(lib: Any) -> Any:
             seen["no_grad enabled?"] = lib.is_grad_enabled()
             with lib.enable_grad():
                 seen["enable_grad inside"] = flags(a * 2)
+            seen["back in no_grad"] = flags(a * 2)
+            seen["back in no_grad, enabled?"] = lib.is_grad_enabled()
         with lib.set_grad_enabled(False):
             seen["set_grad_enabled(False)"] = flags(a.exp())
         seen["after"] = flags(a * 2)
