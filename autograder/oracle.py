@@ -17,7 +17,9 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from autograder import pinning
 from autograder.cases import Case, case_modules, draw_examples, run_case
+from autograder.weeks import get_week
 
 AUTOGRADER_DIR = Path(__file__).resolve().parent
 # Changing how observations are made or examples drawn changes every answer.
@@ -60,6 +62,9 @@ def cache_key(week: str) -> str:
     h.update(f"torch={_version('torch')} hypothesis={_version('hypothesis')}".encode())
     for name in _CORE_SOURCES:
         h.update((AUTOGRADER_DIR / name).read_bytes())
+    pinned = pinning.pinned_path(week)
+    if pinned.exists():  # a pinned week's answers are this file
+        h.update(pinned.read_bytes())
     for mod in case_modules(week) + [truth_module(week) or ""]:
         if not mod:
             continue
@@ -91,8 +96,18 @@ def torch_lib(week: str) -> TorchLib:
 def expected_observations(week: str, cases: list[Case]) -> dict[str, dict[str, Any]]:
     """``{case id: {"examples": [...], "expected": observation}}``, from cache when possible.
 
-    Torch is imported only on a cache miss, so a warm check never pays for it.
+    Torch is imported only on a cache miss, so a warm check never pays for it. A week whose
+    truth is pinned (``Week.truth``) reads it from its pinned file instead.
     """
+    if get_week(week).truth == "pinned":
+        pinned = pinning.load(week)
+        missing = [c.name for c in cases if c.id not in pinned]
+        if missing:
+            raise RuntimeError(
+                f"no pinned answer for {', '.join(missing[:3])}: the instructor re-pins with "
+                f"`python -m autograder.pinning {week}`"
+            )
+        return {c.id: pinned[c.id] for c in cases}
     path = cache_dir() / f"{week}-{cache_key(week)}.json"
     cached: dict[str, Any] = {}
     if path.exists():

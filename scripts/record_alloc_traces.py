@@ -4,7 +4,7 @@ Runs two tiny programs on CPU with a fixed seed (an MLP and a CNN: forward, back
 ``SGD(momentum=0.9)`` step, three iterations each) and writes, for each, the ordered sequence of
 storage allocations and frees that a device allocator would be asked for:
 
-    autograder/truth/week4_data/traces/<program>.json
+    autograder/weeks/week4/data/traces/<program>.json
     {"program", "torch", "recorded_by", "events": [["malloc", id, bytes], ["free", id], ...],
      "summary": {...}}
 
@@ -54,7 +54,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
 ROOT = Path(__file__).resolve().parents[1]
-OUT_DIR = ROOT / "autograder" / "truth" / "week4_data" / "traces"
+OUT_DIR = ROOT / "autograder" / "weeks" / "week4" / "data" / "traces"  # inputs: not answers
 SEED = 0
 ITERATIONS = 3
 
@@ -145,7 +145,26 @@ def program_cnn() -> None:
     _train(make_model, make_batch)
 
 
-PROGRAMS: dict[str, Callable[[], None]] = {"mlp_sgd": program_mlp, "cnn_sgd": program_cnn}
+def program_wide_mlp() -> None:
+    """MLP 1024-2048-2048-10 on a batch of 256, SGD with momentum: layers of 8 to 16 MiB, so
+    the large pool, its 20 MiB segments and their splits come into play."""
+
+    def make_model() -> nn.Module:
+        return nn.Sequential(
+            nn.Linear(1024, 2048), nn.ReLU(), nn.Linear(2048, 2048), nn.ReLU(), nn.Linear(2048, 10)
+        )
+
+    def make_batch() -> tuple[torch.Tensor, torch.Tensor]:
+        return torch.randn(256, 1024), torch.randint(0, 10, (256,))
+
+    _train(make_model, make_batch)
+
+
+PROGRAMS: dict[str, Callable[[], None]] = {
+    "mlp_sgd": program_mlp,
+    "cnn_sgd": program_cnn,
+    "wide_mlp_sgd": program_wide_mlp,
+}
 
 
 def summarize(events: list[list[Any]], live_at_end: int, skipped: int) -> dict[str, Any]:

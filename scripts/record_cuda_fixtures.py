@@ -2,7 +2,7 @@
 
 Replays, through the real CUDA caching allocator, every scenario of
 ``autograder/truth/week4_data/ported_tests.json`` and every trace in
-``autograder/truth/week4_data/traces/*.json``. Each malloc is
+``autograder/weeks/week4/data/traces/*.json``. Each malloc is
 ``torch.empty(bytes, dtype=torch.uint8, device="cuda")`` (a request of exactly ``bytes``); a free
 drops the tensor. Before each scenario: ``gc.collect()``, ``torch.cuda.synchronize()``,
 ``torch.cuda.empty_cache()``, default allocator settings, ``reset_peak_memory_stats()`` and
@@ -41,6 +41,7 @@ import torch
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "autograder" / "truth" / "week4_data"
+TRACES = ROOT / "autograder" / "weeks" / "week4" / "data" / "traces"
 OUT_DIR = DATA / "cuda"
 
 STAT_KEYS = [
@@ -249,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
     ported = json.loads((DATA / "ported_tests.json").read_text())
     for t in ported["scenarios"]:  # the ported PyTorch tests, as step lists
         jobs.append((t["test"], t["config"], t["steps"], t["expect"]))
-    for path in sorted((DATA / "traces").glob("*.json")):
+    for path in sorted(TRACES.glob("*.json")):
         trace = json.loads(path.read_text())
         jobs.append((f"trace_{path.stem}", {}, trace_to_steps(trace), []))
     failures = 0
