@@ -104,6 +104,13 @@ TASK_TITLES: dict[str, dict[str, str]] = {
         "3.7": "Module, Parameter, Linear, state_dict",
         "3.8": "SGD and Adam, a training run",
     },
+    "week4": {
+        "4.1": "sizes and pools: round_size, segment sizes, the settings string",
+        "4.2": "blocks: best fit, splitting, merging, streams, oversize blocks",
+        "4.3": "the miss path: freeing the cache, retries, out of memory, empty_cache",
+        "4.4": "statistics named as torch.cuda.memory_stats names them",
+        "4.5": "the chip questions: alignment, first fit, expandable segments, traces",
+    },
 }
 
 

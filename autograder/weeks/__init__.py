@@ -17,6 +17,10 @@ class Week:
     # "module:function" the fork server calls once after preloading, before it forks any
     # worker: first-call set-up inside the lab's libraries, paid once instead of per run.
     warm_up: str = ""
+    # Where the expected answers come from: "torch" (run in the oracle on every cache miss) or
+    # "pinned" (autograder/truth/<week>_pinned.json, for a week whose truth lives on a GPU;
+    # see autograder/pinning.py).
+    truth: str = "torch"
 
     @property
     def fork_server(self) -> bool:
@@ -54,6 +58,15 @@ WEEKS: dict[str, Week] = {
         warm_up="autograder.weeks.week2b.warm_up:warm_up",
     ),
     "week3": Week("week3", "week3_autograd", "autograd", "The autograd engine"),
+    # The allocator is CUDA's and this course has no GPU: its answers are pinned (pinning.py).
+    "week4": Week(
+        "week4",
+        "week4_allocator",
+        "allocator",
+        "The caching allocator",
+        preload=("sortedcontainers",),
+        truth="pinned",
+    ),
 }
 
 

@@ -1,0 +1,165 @@
+"""Task 4.2: blocks in segments: best fit, splitting, merging, streams, oversize blocks.
+
+Truth: ``DeviceCachingAllocator`` in ``c10/cuda/CUDACachingAllocator.cpp`` (``get_free_block``,
+``should_split``, ``alloc_found_block``, ``free_block``, ``try_merge_blocks``), pinned from the
+reference. Observed through the snapshot, made relative to each segment (offset, size, state),
+and through the driver calls the simulated device counts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from autograder.cases import case
+from autograder.weeks.week4.common import MiB, W, attempt, make, segments
+
+
+def _driver(alloc: Any) -> dict[str, int]:
+    """The simulated device's own count of driver calls (cudaMalloc, cudaFree)."""
+    return {"mallocs": int(alloc.device.n_malloc), "frees": int(alloc.device.n_free)}
+
+
+@case(W, points=2, tasks=("4.1", "4.2"))
+def task_4_2_first_small_request(lib: Any) -> Any:
+    """1000 bytes: one 2 MiB small segment from the driver, a 1024-byte block at its start,
+    and the rest kept as a free block (split: the small pool splits any remainder >= 512)."""
+
+    def run() -> Any:
+        alloc = make(lib)
+        block = alloc.malloc(1000)
+        return {"size": int(block.size), "segments": segments(alloc), "driver": _driver(alloc)}
+
+    return attempt(run)
+
+
+@case(W, points=2, tasks=("4.1", "4.2"))
+def task_4_2_small_requests_share_a_segment(lib: Any) -> Any:
+    """Many small requests are carved from the same 2 MiB segment until it is full."""
+
+    def run() -> Any:
+        alloc = make(lib)
+        for n in (512, 4096, 100_000, 700_000, 700_000, 600_000):
+            alloc.malloc(n)
+        return {"segments": segments(alloc), "driver": _driver(alloc)}
+
+    return attempt(run)
+
+
+@case(W, points=2, tasks=("4.1", "4.2"))
+def task_4_2_best_fit(lib: Any) -> Any:
+    """Free blocks of 3 sizes: a request takes the SMALLEST that fits (best fit), and among
+    equal sizes the lowest address, as the pool's order (stream, size, address) gives."""
+
+    def run() -> Any:
+        alloc = make(lib)
+        a, _, b, _, c, _ = (alloc.malloc(n) for n in (8192, 512, 4096, 512, 16384, 512))
+        for blk in (a, b, c):
+            alloc.free(blk)
+        got = alloc.malloc(3000)
+        return {"segments": segments(alloc), "chosen size": int(got.size)}
+
+    return attempt(run)
+
+
+@case(W, points=2, tasks=("4.1", "4.2"))
+def task_4_2_free_merges_neighbours(lib: Any) -> Any:
+    """Freeing a block merges it with free neighbours on both sides (``try_merge_blocks``):
+    after freeing the middle one of three, one free block covers all three."""
+
+    def run() -> Any:
+        alloc = make(lib)
+        a, b, c = alloc.malloc(4096), alloc.malloc(4096), alloc.malloc(4096)
+        steps = []
+        for blk in (a, c, b):
+            alloc.free(blk)
+            steps.append(segments(alloc))
+        return steps
+
+    return attempt(run)
+
+
+@case(W, points=2, tasks=("4.1", "4.2"))
+def task_4_2_large_split_rule(lib: Any) -> Any:
+    """In the large pool a block is split only if the remainder is more than 1 MiB
+    (``should_split``): a 19.5 MiB request takes the whole 20 MiB segment, an 18 MiB one
+    leaves a 2 MiB free block."""
+
+    def run(n: int) -> Any:
+        alloc = make(lib)
+        block = alloc.malloc(n)
+        return {"block": int(block.size), "segments": segments(alloc)}
+
+    return {
+        "19.5 MiB": attempt(lambda: run(int(19.5 * MiB))),
+        "18 MiB": attempt(lambda: run(18 * MiB)),
+    }
+
+
+@case(W, points=2, tasks=("4.1", "4.2"))
+def task_4_2_streams_do_not_share(lib: Any) -> Any:
+    """A free block made on stream 1 is not reused for stream 0: the request opens a new
+    segment (blocks are stream-ordered; ``get_free_block`` fails on another stream)."""
+
+    def run() -> Any:
+        alloc = make(lib)
+        blk = alloc.malloc(4096, 1)
+        alloc.free(blk)
+        alloc.malloc(4096, 0)
+        again = alloc.malloc(4096, 1)
+        return {
+            "segments": segments(alloc),
+            "driver": _driver(alloc),
+            "stream of last": int(again.stream),
+        }
+
+    return attempt(run)
+
+
+@case(W, points=2, tasks=("4.1", "4.2"))
+def task_4_2_max_split_size(lib: Any) -> Any:
+    """With ``max_split_size_mb:40``: blocks of 40 MiB or more are never split, a request
+    below 40 MiB never takes one, and a request of 40 MiB or more takes one only when it
+    wastes less than ``max_non_split_rounding``."""
+
+    def run() -> Any:
+        alloc = make(lib, settings="max_split_size_mb:40")
+        big = alloc.malloc(64 * MiB)
+        alloc.free(big)
+        small = alloc.malloc(30 * MiB)  # may not take the 64 MiB block
+        near = alloc.malloc(60 * MiB)  # may: it wastes 4 MiB
+        return {
+            "sizes": [int(small.size), int(near.size)],
+            "segments": segments(alloc),
+            "driver": _driver(alloc),
+        }
+
+    return attempt(run)
+
+
+@case(W, points=2, tasks=("4.1", "4.2"))
+def task_4_2_remainders_are_reused(lib: Any) -> Any:
+    """A 20 MiB large segment serves several large requests from its split remainders."""
+
+    def run() -> Any:
+        alloc = make(lib)
+        blocks = [alloc.malloc(n) for n in (3 * MiB, 5 * MiB, 6 * MiB)]
+        alloc.free(blocks[1])
+        alloc.malloc(4 * MiB)
+        return {"segments": segments(alloc), "driver": _driver(alloc)}
+
+    return attempt(run)
+
+
+@case(W, points=2, tasks=("4.1", "4.2"))
+def task_4_2_oversize_waste_limit(lib: Any) -> Any:
+    """With ``max_split_size_mb:20``, a free 64 MiB block serves a 50 MiB request (14 MiB
+    wasted, under ``max_non_split_rounding``'s 20 MiB) but not a 40 MiB one (24 MiB wasted):
+    that one gets a segment of its own."""
+
+    def run(n: int) -> Any:
+        alloc = make(lib, settings="max_split_size_mb:20")
+        alloc.free(alloc.malloc(64 * MiB))
+        got = alloc.malloc(n)
+        return {"size": int(got.size), "driver": _driver(alloc), "segments": segments(alloc)}
+
+    return {"50 MiB": attempt(lambda: run(50 * MiB)), "40 MiB": attempt(lambda: run(40 * MiB))}

@@ -1,0 +1,123 @@
+"""Task 4.1: sizes and pools. Truth: the rules of ``c10/cuda/CUDACachingAllocator.cpp``
+(``round_size``, ``get_allocation_size``, the small/large threshold), pinned from the
+reference, whose constants the pin checks compare with torch's installed
+``c10/core/AllocatorConfig.h``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from autograder.cases import case, property_case
+from autograder.weeks.week4.common import MiB, W, attempt
+
+SIZES = [1, 511, 512, 513, 1000, 4096, 65536 + 1, MiB - 1, MiB, MiB + 1, 3 * MiB + 5, 10 * MiB]
+
+
+@case(W, points=2, tasks="4.1")
+def task_4_1_round_size(lib: Any) -> Any:
+    """``round_size``: below 512 bytes a request takes 512; above, the next multiple of 512
+    (no roundup_power2_divisions)."""
+    config = lib.AllocatorConfig.parse("")
+    return {str(s): attempt(lambda s=s: int(lib.round_size(s, config))) for s in SIZES}
+
+
+@case(W, points=2, tasks="4.1")
+def task_4_1_round_size_power2_divisions(lib: Any) -> Any:
+    """``roundup_power2_divisions:4`` rounds a request up to one of 4 equal steps between
+    powers of two (1.1 MiB becomes 1.25 MiB); powers of two and small requests stay as they
+    were; the per-range form ``[256:1,512:2,>:8]`` picks the divisions by the request's range."""
+    out = {}
+    for text in [
+        "roundup_power2_divisions:4",
+        "roundup_power2_divisions:8",
+        "roundup_power2_divisions:[256:1,512:2,1024:4,>:8]",
+    ]:
+        config = lib.AllocatorConfig.parse(text)
+        sizes = [
+            1200,
+            4096,
+            5000,
+            int(1.1 * MiB),
+            3 * MiB + 1,
+            300 * MiB + 7,
+            700 * MiB,
+            1500 * MiB,
+        ]
+        out[text] = {
+            str(s): attempt(lambda s=s, c=config: int(lib.round_size(s, c))) for s in sizes
+        }
+    return out
+
+
+@case(W, points=1, tasks="4.1")
+def task_4_1_small_or_large(lib: Any) -> Any:
+    """A request is for the small pool when its ROUNDED size is at most 1 MiB (kSmallSize)."""
+    return {
+        str(s): attempt(lambda s=s: bool(lib.is_small(s)))
+        for s in [512, MiB - 1, MiB, MiB + 1, 2 * MiB]
+    }
+
+
+@case(W, points=2, tasks="4.1")
+def task_4_1_segment_sizes(lib: Any) -> Any:
+    """``get_allocation_size``: a small request gets a 2 MiB segment, a large one below 10 MiB
+    a 20 MiB segment, a larger one its own size rounded up to 2 MiB."""
+    sizes = [512, MiB, MiB + 512, 5 * MiB, 10 * MiB - 512, 10 * MiB, 10 * MiB + 512, 33 * MiB]
+    return {str(s): attempt(lambda s=s: int(lib.get_allocation_size(s))) for s in sizes}
+
+
+@case(W, points=2, tasks="4.1")
+def task_4_1_parse_settings(lib: Any) -> Any:
+    """``AllocatorConfig.parse`` reads PYTORCH_CUDA_ALLOC_CONF's syntax; a bad key or value is
+    an error (torch raises when it parses the variable)."""
+
+    def fields(text: str) -> Any:
+        c = lib.AllocatorConfig.parse(text)
+        return {
+            "max_split_size": int(c.max_split_size),
+            "garbage_collection_threshold": float(c.garbage_collection_threshold),
+            "roundup_power2_divisions": [int(d) for d in c.roundup_power2_divisions],
+        }
+
+    good = [
+        "",
+        "max_split_size_mb:128",
+        "garbage_collection_threshold:0.6,max_split_size_mb:40",
+        "roundup_power2_divisions:4",
+    ]
+    bad = ["max_split_size_mb:abc", "no_such_key:1", "garbage_collection_threshold:1.5"]
+    out: dict[str, Any] = {t or "(empty)": attempt(lambda t=t: fields(t)) for t in good}
+    out.update({t: attempt(lambda t=t: fields(t)) for t in bad})
+    return out
+
+
+def _requests() -> Any:
+    from hypothesis import strategies as st
+
+    return st.tuples(st.integers(1, 2**31), st.sampled_from([0, 2, 4, 8, 16]))
+
+
+@property_case(
+    W,
+    _requests,
+    n=40,
+    points=2,
+    tasks="4.1",
+    label=lambda ex: f"round_size({ex[0]}), divisions {ex[1]}",
+)
+def random_round_sizes(lib: Any, example: Any) -> Any:
+    """Random request sizes and divisions: the rounded size, its pool and its segment size."""
+    size, divisions = example
+    config = lib.AllocatorConfig.parse(f"roundup_power2_divisions:{divisions}" if divisions else "")
+
+    def run() -> Any:
+        rounded = int(lib.round_size(size, config))
+        return {
+            "rounded": rounded,
+            "at least the request": rounded >= size,
+            "multiple of 512": rounded % 512 == 0,
+            "small pool": bool(lib.is_small(rounded)),
+            "segment": int(lib.get_allocation_size(rounded)),
+        }
+
+    return attempt(run)

@@ -1,0 +1,220 @@
+"""Task 4.4: statistics and snapshots, named and shaped as ``torch.cuda.memory_stats()`` and
+``torch.cuda.memory_snapshot()`` give them (``DeviceStats`` and ``snapshot`` in
+``c10/cuda/CUDACachingAllocator.cpp``; ``torch/cuda/memory.py``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from autograder.cases import case, property_case
+from autograder.weeks.week4.common import MiB, W, attempt, make, segments, stats
+
+KINDS = ["current", "peak", "allocated", "freed"]
+STATS = [
+    "allocated_bytes",
+    "reserved_bytes",
+    "active_bytes",
+    "inactive_split_bytes",
+    "requested_bytes",
+]
+COUNTS = ["allocation", "segment", "active", "inactive_split"]
+
+
+def _all(alloc: Any, pool: str = "all") -> dict[str, int]:
+    return stats(alloc, *[f"{s}.{pool}.{k}" for s in STATS + COUNTS for k in KINDS])
+
+
+@case(W, points=1, tasks=("4.1", "4.4"))
+def task_4_4_stat_names(lib: Any) -> Any:
+    """``memory_stats()`` has torch's keys: every STAT.POOL.KIND and the counters."""
+
+    def run() -> Any:
+        return sorted(make(lib).memory_stats().keys())
+
+    return attempt(run)
+
+
+@case(W, points=3, tasks=("4.1", "4.2", "4.4"))
+def task_4_4_stats_after_a_sequence(lib: Any) -> Any:
+    """Every byte and count statistic for the whole device, the small pool and the large pool
+    after a sequence that allocates, splits, frees and merges."""
+
+    def run() -> Any:
+        alloc = make(lib)
+        a, b, c = alloc.malloc(1000), alloc.malloc(3 * MiB + 100), alloc.malloc(300_000)
+        alloc.free(a)
+        d = alloc.malloc(25 * MiB)
+        alloc.free(b)
+        alloc.free(d)
+        alloc.malloc(2 * MiB)
+        return {pool: _all(alloc, pool) for pool in ("all", "small_pool", "large_pool")} | {
+            "c": int(c.size)
+        }
+
+    return attempt(run)
+
+
+@case(W, points=2, tasks=("4.1", "4.2", "4.4"))
+def task_4_4_inactive_split(lib: Any) -> Any:
+    """A free block still inside a segment with a live block is an inactive split: counted in
+    ``inactive_split_bytes`` and ``inactive_split`` until it merges or the segment empties."""
+
+    def run() -> Any:
+        alloc = make(lib)
+        a = alloc.malloc(4096)
+        b = alloc.malloc(4096)
+        steps = [stats(alloc, "inactive_split_bytes.all.current", "inactive_split.all.current")]
+        alloc.free(a)
+        steps.append(stats(alloc, "inactive_split_bytes.all.current", "inactive_split.all.current"))
+        alloc.free(b)
+        steps.append(stats(alloc, "inactive_split_bytes.all.current", "inactive_split.all.current"))
+        return steps
+
+    return attempt(run)
+
+
+@case(W, points=2, tasks=("4.1", "4.2", "4.4"))
+def task_4_4_peaks_and_resets(lib: Any) -> Any:
+    """``reset_peak_memory_stats`` sets every peak to the current value;
+    ``reset_accumulated_memory_stats`` zeroes the allocated/freed totals and the counters."""
+
+    def run() -> Any:
+        alloc = make(lib)
+        blocks = [alloc.malloc(n) for n in (5 * MiB, 2048, 30 * MiB)]
+        alloc.free(blocks[2])
+        before = _all(alloc)
+        alloc.reset_peak_memory_stats()
+        peaks = _all(alloc)
+        alloc.reset_accumulated_memory_stats()
+        return {"before": before, "after peak reset": peaks, "after accumulated reset": _all(alloc)}
+
+    return attempt(run)
+
+
+@case(W, points=2, tasks=("4.1", "4.2", "4.4"))
+def task_4_4_requested_bytes(lib: Any) -> Any:
+    """``requested_bytes`` counts what was asked, ``allocated_bytes`` what was handed out
+    after rounding: 1000 bytes asked, 1024 allocated."""
+
+    def run() -> Any:
+        alloc = make(lib)
+        alloc.malloc(1000)
+        alloc.malloc(MiB + 1)
+        return stats(
+            alloc,
+            "requested_bytes.all.current",
+            "allocated_bytes.all.current",
+            "requested_bytes.large_pool.current",
+        )
+
+    return attempt(run)
+
+
+@case(W, points=2, tasks=("4.1", "4.2"))
+def task_4_2_snapshot_format(lib: Any) -> Any:
+    """``memory_snapshot()`` as torch gives it: the keys of a segment and of a block, the
+    states ``active_allocated`` and ``inactive``, and the segment's sizes."""
+
+    def run() -> Any:
+        alloc = make(lib)
+        alloc.malloc(1000)
+        freed = alloc.malloc(5000)
+        alloc.free(freed)
+        seg = alloc.memory_snapshot()[0]
+        return {
+            "segment keys": sorted(seg.keys()),
+            "block keys": sorted(seg["blocks"][0].keys()),
+            "sizes": [
+                int(seg[k])
+                for k in ("total_size", "allocated_size", "active_size", "requested_size")
+            ],
+            "type": seg["segment_type"],
+            "states": [b["state"] for b in seg["blocks"]],
+        }
+
+    return attempt(run)
+
+
+def _programs() -> Any:
+    from hypothesis import strategies as st
+
+    size = st.one_of(
+        st.integers(1, 4096), st.integers(4097, 2 * MiB), st.integers(2 * MiB, 40 * MiB)
+    )
+    op = st.one_of(
+        st.tuples(st.just("malloc"), size, st.integers(0, 1)),
+        st.tuples(st.just("free"), st.integers(0, 99), st.just(0)),
+    )
+    return st.lists(op, min_size=5, max_size=40)
+
+
+def _label(ex: Any) -> str:
+    return " ".join(
+        f"m{n}" + (f"@s{s}" if s else "") if o == "malloc" else f"f{n}" for o, n, s in ex
+    )
+
+
+def run_program(alloc: Any, program: list[Any]) -> list[Any]:
+    """A random program: frees pick a live block by index (mod the live count)."""
+    live: list[Any] = []
+    for op, n, stream in program:
+        if op == "malloc":
+            live.append(alloc.malloc(n, stream))
+        elif live:
+            alloc.free(live.pop(n % len(live)))
+    return live
+
+
+def invariants(alloc: Any) -> dict[str, bool]:
+    """What any correct allocator keeps, whatever its policy."""
+    snap = alloc.memory_snapshot()
+    s = alloc.memory_stats()
+    tiles, spans = True, []
+    for seg in snap:
+        at = int(seg["address"])
+        for b in seg["blocks"]:
+            tiles &= int(b["address"]) == at
+            at += int(b["size"])
+        tiles &= at == int(seg["address"]) + int(seg["total_size"])
+        spans.append((int(seg["address"]), int(seg["address"]) + int(seg["total_size"])))
+    spans.sort()
+    apart = all(a[1] <= b[0] for a, b in zip(spans, spans[1:], strict=False))
+    live = [b for seg in snap for b in seg["blocks"] if b["state"] == "active_allocated"]
+    return {
+        "blocks tile each segment": bool(tiles),
+        "segments do not overlap": apart,
+        "allocated bytes = live blocks": s["allocated_bytes.all.current"]
+        == sum(int(b["size"]) for b in live),
+        "reserved bytes = segments": s["reserved_bytes.all.current"]
+        == sum(int(g["total_size"]) for g in snap),
+        "allocation count = live blocks": s["allocation.all.current"] == len(live),
+        "segment count = segments": s["segment.all.current"] == len(snap),
+        "no two free neighbours": all(
+            not (x["state"] == "inactive" and y["state"] == "inactive")
+            for seg in snap
+            for x, y in zip(seg["blocks"], seg["blocks"][1:], strict=False)
+        ),
+    }
+
+
+@property_case(W, _programs, n=25, points=3, tasks=("4.1", "4.2", "4.4"), label=_label)
+def random_programs_keep_the_invariants(lib: Any, example: Any) -> Any:
+    """Random malloc/free programs on two streams: blocks tile each segment exactly, no
+    segments overlap, free neighbours are merged, and the statistics equal a recount from
+    the snapshot; then the statistics themselves and the segment map."""
+
+    def run() -> Any:
+        alloc = make(lib)
+        run_program(alloc, example)
+        return {
+            "invariants": invariants(alloc),
+            "segments": segments(alloc),
+            "stats": stats(
+                alloc,
+                "allocated_bytes.all.current",
+                "reserved_bytes.all.current",
+                "num_device_alloc",
+            ),
+        }
+
+    return attempt(run)
