@@ -48,3 +48,24 @@ def test_week4_inputs_hold_no_answers():
     shipped = json.loads((DATA / "ported_steps.json").read_text())
     assert shipped == derive_ported_steps(), "run `python -m autograder.weeks.week4.checks`"
     assert '"equals"' not in (DATA / "ported_steps.json").read_text()
+
+
+def test_week4_snapshots_are_read_by_torchs_own_tool():
+    """The reference's ``memory_snapshot()`` is torch's format: ``torch.cuda._memory_viz``
+    (what PyTorch's memory visualizer runs) summarises it, and its totals are the
+    allocator's own statistics."""
+    from torch.cuda import _memory_viz
+
+    ref = pinning.reference_module("week4")
+    alloc = ref.CachingAllocator(ref.Device(80 << 30), ref.AllocatorConfig.parse(""))
+    blocks = [alloc.malloc(n) for n in (1000, 3 << 20, 300_000, 25 << 20)]
+    alloc.free(blocks[1])
+    snapshot = alloc.memory_snapshot()
+    text = _memory_viz.segsum({"segments": snapshot, "device_traces": [[]]})
+    stats = alloc.memory_stats()
+    assert f"segments: {len(snapshot)}\n" in text
+    reserved = _memory_viz.Bytes(stats["reserved_bytes.all.current"])
+    # segsum counts what was asked for as allocated; the rounding is its "internal" free
+    allocated = _memory_viz.Bytes(stats["requested_bytes.all.current"])
+    assert f"total_reserved: {reserved!r}\n" in text, text
+    assert f"total_allocated: {allocated!r}\n" in text, text
