@@ -69,3 +69,29 @@ def test_week4_snapshots_are_read_by_torchs_own_tool():
     allocated = _memory_viz.Bytes(stats["requested_bytes.all.current"])
     assert f"total_reserved: {reserved!r}\n" in text, text
     assert f"total_allocated: {allocated!r}\n" in text, text
+
+
+def test_week4_compares_with_recordings_from_a_gpu():
+    """The day a course records real CUDA figures (scripts/record_cuda_fixtures.py), pinning
+    compares the reference with them: shown here on a recording in that script's format,
+    first as the reference itself would give it, then with one figure changed."""
+    from autograder.weeks.week4 import checks
+
+    ref = pinning.reference_module("week4")
+    name = "TestCuda.test_memory_stats"
+    scenario = next(
+        t for t in json.loads(checks.TRUTH.read_text())["scenarios"] if t["test"] == name
+    )
+    ours = checks.stats_after_each_step(ref, scenario)
+    keys = ["allocated_bytes.all.current", "reserved_bytes.all.current"]
+    steps = [
+        {"step": k, "error": None, "stats": {key: s[key] for key in keys}}
+        for k, s in enumerate(ours)
+    ]
+    recording = {"name": name, "baseline": {}, "steps": steps}
+    assert checks.compare_recording(ref, recording) == []
+    steps[2]["stats"]["allocated_bytes.all.current"] += 512
+    ours_then = ours[2][keys[0]]
+    assert checks.compare_recording(ref, recording) == [
+        f"{name} step 2: {keys[0]} GPU {ours_then + 512}, ours {ours_then}"
+    ]

@@ -97,7 +97,60 @@ def _invariants(out: dict[str, Any]) -> list[str]:
     return problems
 
 
-PIN_CHECKS: list[Callable[[dict[str, Any]], list[str]]] = [_ported, _constants, _invariants]
+def stats_after_each_step(lib: Any, scenario: dict[str, Any]) -> list[dict[str, int] | None]:
+    """A ported scenario's steps on ``lib``'s allocator: the statistics after each step
+    (None after a step that raised), as scripts/record_cuda_fixtures.py records them."""
+    from autograder.weeks.week4.common import DEFAULT_CAPACITY, _step, make
+
+    alloc = make(lib, scenario["config"].get("device_total_bytes", DEFAULT_CAPACITY))
+    live: dict[str, Any] = {}
+    out: list[dict[str, int] | None] = []
+    for step in scenario["steps"]:
+        try:
+            _step(lib, alloc, live, step)
+            out.append({k: int(v) for k, v in alloc.memory_stats().items()})
+        except RuntimeError:
+            out.append(None)
+    return out
+
+
+def compare_recording(ref: Any, recording: dict[str, Any]) -> list[str]:
+    """Where the reference differs from statistics recorded on a real GPU for one ported
+    scenario (absolute values, less the recording's baseline)."""
+    scenario = next(
+        (t for t in json.loads(TRUTH.read_text())["scenarios"] if t["test"] == recording["name"]),
+        None,
+    )
+    if scenario is None or "steps" not in recording:  # a trace, or skipped on that GPU
+        return []
+    ours = stats_after_each_step(ref, scenario)
+    base = recording.get("baseline", {})
+    problems = []
+    for rec, mine in zip(recording["steps"], ours, strict=False):
+        if (rec.get("error") is None) != (mine is not None):
+            problems.append(f"{recording['name']} step {rec['step']}: raised on one side only")
+            continue
+        for key, value in (rec.get("stats") or {}).items():
+            got = None if mine is None else mine.get(key)
+            if mine is not None and got is not None and got != value - base.get(key, 0):
+                problems.append(
+                    f"{recording['name']} step {rec['step']}: {key} GPU {value}, ours {got}"
+                )
+    return problems
+
+
+def _cuda(out: dict[str, Any]) -> list[str]:
+    """Real CUDA figures, where a course with a GPU has recorded them (week4_data/cuda/)."""
+    from autograder import pinning
+
+    files = sorted((TRUTH.parent / "cuda").glob("*.json"))
+    if not files:
+        return []
+    ref = pinning.reference_module(W)
+    return [p for f in files for p in compare_recording(ref, json.loads(f.read_text()))]
+
+
+PIN_CHECKS: list[Callable[[dict[str, Any]], list[str]]] = [_ported, _constants, _invariants, _cuda]
 
 if __name__ == "__main__":
     (DATA / "ported_steps.json").write_text(json.dumps(derive_ported_steps(), indent=1) + "\n")
