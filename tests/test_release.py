@@ -148,6 +148,10 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("autograder/authoring.py", "reference-wording"): _TOOL,
     ("autograder/mutation.py", "instructor-path"): _TOOL + " (mutants: tests/mutants/)",
     ("autograder/mutation.py", "reference-wording"): _TOOL + " (mutants of the reference)",
+    ("autograder/pinning.py", "reference_impl"): _TOOL + " (pins a week's answers)",
+    ("autograder/pinning.py", "instructor-path"): _TOOL + " (names its test)",
+    ("autograder/pinning.py", "reference-wording"): _TOOL,
+    ("autograder/weeks/week4/checks.py", "reference-wording"): _TOOL + " (what pinning checks)",
     ("pyproject.toml", "reference_impl"): "one pyproject for both copies: matches nothing here",
     ("pyproject.toml", "instructor-path"): "one pyproject for both copies: testpaths = tests "
     "(a student's pytest warns, then collects from the current folder)",

@@ -1,4 +1,4 @@
-"""Week 4's pictures: a caching allocator seen from outside, yours or the reference alike.
+"""Week 4's pictures: a caching allocator seen from outside, whichever allocator it is.
 
 Everything here uses only the allocator API of the lab (``Device``, ``CachingAllocator``,
 ``AllocatorConfig.parse``, ``malloc``, ``free``, ``memory_stats``, ``memory_snapshot``,

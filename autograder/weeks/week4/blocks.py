@@ -1,9 +1,9 @@
 """Task 4.2: blocks in segments: best fit, splitting, merging, streams, oversize blocks.
 
 Truth: ``DeviceCachingAllocator`` in ``c10/cuda/CUDACachingAllocator.cpp`` (``get_free_block``,
-``should_split``, ``alloc_found_block``, ``free_block``, ``try_merge_blocks``), pinned from the
-reference. Observed through the snapshot, made relative to each segment (offset, size, state),
-and through the driver calls the simulated device counts.
+``should_split``, ``alloc_found_block``, ``free_block``, ``try_merge_blocks``), pinned from
+the course's solution. Observed through the snapshot, made relative to each segment (offset,
+size, state), and through the driver calls the simulated device counts.
 """
 
 from __future__ import annotations

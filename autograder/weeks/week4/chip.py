@@ -1,7 +1,7 @@
 """Task 4.5: the chip questions, on real traces of torch programs (recorded on torch 2.13 by
 ``scripts/record_alloc_traces.py``: an MLP and a CNN, forward, backward and an SGD step).
 
-Truth: the reference's figures, pinned; the traces themselves are torch's."""
+Truth: the figures of the course's solution, pinned; the traces themselves are torch's."""
 
 from __future__ import annotations
 

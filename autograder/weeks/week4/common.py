@@ -6,7 +6,8 @@ PyTorch's own allocator tests (``ported_tests.json``: the figures those tests as
 of ``c10/cuda/CUDACachingAllocator.cpp`` (the function each case pins is named in its
 docstring), invariants any correct allocator keeps, and real allocation traces of torch
 programs. The expected observations are pinned in ``autograder/truth/week4_pinned.json`` by
-``scripts/pin_truth.py``, which refuses to pin unless every ported figure is reproduced.
+``python -m autograder.pinning week4``, which refuses to pin unless every ported figure is
+reproduced.
 """
 
 from __future__ import annotations
@@ -171,7 +172,7 @@ def _block_facts(alloc: Any, block: Any, fields: list[str]) -> dict[str, int]:
 
 def ported_mismatches(scenario: dict[str, Any], seen: list[Any]) -> list[str]:
     """Where an observation of ``run_steps`` differs from the figure the PyTorch test asserts
-    (used by scripts/pin_truth.py: the reference must agree before anything is pinned)."""
+    (used when pinning: nothing is pinned while a ported figure is not reproduced)."""
     bad = []
     for e, got in zip(scenario["expect"], seen, strict=True):
         if "stat" in e and got["value"] != e["equals"]:

@@ -1,6 +1,6 @@
 """PyTorch's own allocator tests, ported: the steps of each test run on your allocator, and
 the figures the test asserts compared (``autograder/truth/week4_data/PORTED_TESTS.md`` says
-which tests were ported, which were not and why). Truth: the tests' assertions."""
+which tests were ported, which were not and why). Truth: what those tests assert."""
 
 from __future__ import annotations
 

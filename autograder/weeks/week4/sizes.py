@@ -1,6 +1,6 @@
 """Task 4.1: sizes and pools. Truth: the rules of ``c10/cuda/CUDACachingAllocator.cpp``
 (``round_size``, ``get_allocation_size``, the small/large threshold), pinned from the
-reference, whose constants the pin checks compare with torch's installed
+course's solution, whose constants the pin checks compare with torch's installed
 ``c10/core/AllocatorConfig.h``."""
 
 from __future__ import annotations
