@@ -1,6 +1,7 @@
 """``torchlab``: check a lab, see your progress, release the course.
 
 torchlab                      your progress through every lab
+torchlab status               a table of your labs: cases, points, tasks done, what next
 torchlab check week1          your skeleton in labs/week1_strides/, case by case
 torchlab check week1 --impl PATH    another folder or file instead of your skeleton
 torchlab release --check      (instructor's copy) fails when labs/ drifted from its source
@@ -43,6 +44,7 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--write", action="store_true", help="regenerate labs/ from its source")
     g.add_argument("--out", type=Path, help="write a student copy of the course to this folder")
     sub.add_parser("progress", help="your progress through every lab (also the default)")
+    sub.add_parser("status", help="a table of your labs: cases, points, tasks done, what next")
     gr = sub.add_parser("grade", help="grade submissions (default: the instructor's sample class)")
     gr.add_argument("submissions", nargs="?", type=Path, help="a folder of student folders")
     gr.add_argument("--week", action="append", help="week to grade (repeatable; default: all)")
@@ -129,11 +131,40 @@ def cmd_progress() -> int:
         tasks = lab.task_progress()
         done = [t for t, (passed, total) in tasks.items() if passed == total]
         print(f"    tasks done: {', '.join(done) or 'none yet'} (of {len(tasks)})")
-        todo = [r for r in lab.results if r.status != "pass"]
-        if todo:
-            print(f"    next: {todo[0].name} (task {todo[0].own_task}): {todo[0].message}")
+        step = lab.next_step()
+        if step is not None:
+            print(f"    next: Task {step.blame or step.own_task}, {step.name}: {step.message}")
     print(f"\nRun `torchlab check {' | '.join(WEEKS)}` for a week's case-by-case table.")
     return 0 if ok else 1
+
+
+def cmd_status() -> int:
+    """Your own labs only, as one table: each week's cases passed, points, tasks done and the
+    task to do next. A progress bar runs on stderr while the weeks are checked."""
+    from tqdm import tqdm
+
+    rows = []
+    for name in tqdm(list(WEEKS), desc="checking your labs", unit="week", file=sys.stderr):
+        lab = run_week(name, "lab")
+        tasks = lab.task_progress()
+        done = sum(1 for passed, total in tasks.values() if passed == total)
+        step = lab.next_step()
+        passed = sum(1 for r in lab.results if r.status == "pass")
+        rows.append(
+            (
+                f"{name} {WEEKS[name].title}",
+                f"{passed}/{len(lab.results)}",
+                f"{lab.score}/{lab.max_score}",
+                f"{done}/{len(tasks)}",
+                f"Task {step.blame or step.own_task}" if step else "all done",
+            )
+        )
+    header = ("week", "cases", "points", "tasks done", "next")
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    for row in [header, tuple("-" * w for w in widths), *rows]:
+        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
+    print("\n`torchlab check WEEK -k TASK` shows that task's cases, one by one.")
+    return 0
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
@@ -212,6 +243,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_grade(args)
         if args.command == "nbgrader":
             return cmd_nbgrader(args)
+        if args.command == "status":
+            return cmd_status()
         return cmd_progress()
     except (ValueError, release.ReleaseError) as exc:
         print(f"torchlab: {exc}", file=sys.stderr)

@@ -101,6 +101,14 @@ class Report:
                 tally[1] += 1
         return {t: (out[t][0], out[t][1]) for t in sorted(out, key=task_key)}
 
+    def next_step(self) -> CaseResult | None:
+        """The failing case to work on next: the one whose task to look at (its blame, see
+        runner.assign_blame) comes earliest; among those, the first in the week's order."""
+        todo = [r for r in self.results if r.status != PASS and not r.hidden]
+        if not todo:
+            return None
+        return min(todo, key=lambda r: task_key(r.blame or r.own_task or "0"))
+
     def counts(self) -> dict[str, int]:
         out = {s: 0 for s in STATUSES}
         for r in self.results:

@@ -63,3 +63,29 @@ def test_a_cold_check_leaves_nothing_in_the_learners_folder(tmp_path):
     assert "random_view_chains" in run.stdout, run.stderr
     assert list(cwd.iterdir()) == []  # hypothesis's files go beside the oracle cache
     assert (cache / "oracle").is_dir()
+
+
+def test_status_is_a_table_of_every_week_with_the_next_task():
+    from autograder.weeks import WEEKS
+
+    run = torchlab("status")
+    assert run.returncode == 0, run.stdout + run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0].split() == ["week", "cases", "points", "tasks", "done", "next"]
+    for name, week in WEEKS.items():
+        (row,) = [line for line in lines if line.startswith(f"{name} {week.title} ")]
+        first_task = min((c.completed_by for c in _cases(name) if c.completed_by), key=_task_order)
+        assert row.rstrip().endswith(f"Task {first_task}"), row  # the skeleton: start at the start
+    assert "checking your labs" in run.stderr  # the progress bar, kept off stdout
+
+
+def _cases(week):
+    from autograder.cases import load_week
+
+    return load_week(week)
+
+
+def _task_order(task):
+    from autograder.cases import task_key
+
+    return task_key(task)
