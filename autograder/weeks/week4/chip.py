@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from autograder.cases import case, property_case
-from autograder.weeks.week4.common import W, attempt, make, segments, trace
+from autograder.weeks.week4.common import DEFAULT_CAPACITY, W, attempt, make, segments, trace
 
 TRACES = ("mlp_sgd", "cnn_sgd", "wide_mlp_sgd")
 KEYS = [
@@ -30,15 +30,15 @@ def _table(result: Any) -> dict[str, Any]:
 
 def _variant(lib: Any, name: str) -> Any:
     if name == "32-byte alignment":
-        device = lib.Device(80 * 2**30, alignment=32)
+        device = lib.Device(DEFAULT_CAPACITY, alignment=32)
         return lib.CachingAllocator(device, lib.AllocatorConfig.parse(""), min_block_size=32)
     if name == "first fit":
         return lib.CachingAllocator(
-            lib.Device(80 * 2**30), lib.AllocatorConfig.parse(""), first_fit=True
+            lib.Device(DEFAULT_CAPACITY), lib.AllocatorConfig.parse(""), first_fit=True
         )
     if name == "expandable segments":
         return lib.CachingAllocator(
-            lib.Device(80 * 2**30), lib.AllocatorConfig.parse("expandable_segments:True")
+            lib.Device(DEFAULT_CAPACITY), lib.AllocatorConfig.parse("expandable_segments:True")
         )
     return make(lib)
 
@@ -91,7 +91,7 @@ def task_4_5_first_fit_against_best_fit(lib: Any) -> Any:
 
     def run(first_fit: bool) -> Any:
         alloc = lib.CachingAllocator(
-            lib.Device(80 * 2**30), lib.AllocatorConfig.parse(""), first_fit=first_fit
+            lib.Device(DEFAULT_CAPACITY), lib.AllocatorConfig.parse(""), first_fit=first_fit
         )
         big, _, small, _ = (alloc.malloc(n) for n in (16384, 512, 4096, 512))
         alloc.free(big)

@@ -9,8 +9,6 @@ from typing import Any
 from autograder.cases import case
 from autograder.weeks.week4.common import W, attempt, ported, run_steps
 
-T4 = ("4.1", "4.2", "4.3", "4.4")
-
 
 def _port(name: str) -> Any:
     def fn(lib: Any) -> Any:
