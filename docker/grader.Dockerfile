@@ -2,7 +2,7 @@
 #   docker build -f docker/grader.Dockerfile -t torchlab-grader .
 #   docker run --rm --security-opt seccomp=unconfined \
 #       -v $PWD/subs:/subs:ro -v $PWD/grades:/grades torchlab-grader \
-#       torchlab grade /subs --out /grades --jobs 4
+#       grade /subs --out /grades --jobs 4
 # Each worker runs inside bubblewrap (user namespaces). Docker's default seccomp profile
 # refuses the unshare() bwrap needs, hence the option above (or a profile that allows it);
 # the worker's own seccomp filter and namespaces are then the wall. Without it,
@@ -16,3 +16,5 @@ RUN pip install --no-cache-dir torch==2.13.0 --index-url https://download.pytorc
 # An unprivileged grader: outside the sandbox, workers keep this uid, never root.
 RUN useradd --create-home grader && mkdir /grades && chown grader /grades
 USER grader
+ENTRYPOINT ["torchlab"]
+CMD ["grade", "--help"]
