@@ -126,7 +126,7 @@ def demo_snapshot(lib: Any) -> list[dict[str, Any]]:
 
 
 VARIANTS: dict[str, Callable[[Any], Any]] = {
-    "torch 2.13 (best fit, 512 B)": lambda lib: make_allocator(lib),
+    "torch's policy (best fit, 512 B)": lambda lib: make_allocator(lib),
     "32-byte alignment": lambda lib: make_allocator(lib, alignment=32, min_block_size=32),
     "first fit": lambda lib: make_allocator(lib, first_fit=True),
     "expandable segments": lambda lib: make_allocator(lib, "expandable_segments:True"),
@@ -356,7 +356,7 @@ def plot_variants(lib: Any, events: Sequence[Sequence[Any]] | None = None, title
         ]
         plt = _pyplot()
         if plt is not None:
-            fig, axes = plt.subplots(1, 3, figsize=(11, 3))
+            fig, axes = plt.subplots(1, 3, figsize=(11, 3.4))
             names = list(ok)
             palette = ["#4c78a8", "#f58518", "#54a24b", "#e45756"]
             for ax, (label, read) in zip(axes, metrics, strict=True):
@@ -366,6 +366,7 @@ def plot_variants(lib: Any, events: Sequence[Sequence[Any]] | None = None, title
                 )
                 ax.set_title(label)
             fig.suptitle(title or "chip variants")
+            fig.subplots_adjust(top=0.8, wspace=0.3)  # room for the title above the three
             picture = _figure_html(cls, fig, plt).text
             return HTML(f"<div class='{cls}'>{picture}{table}</div>")
         body, x0 = [], 0
