@@ -31,7 +31,13 @@ from autograder.notebook.viz import HTML
 TRACES = Path(__file__).resolve().parents[1] / "weeks" / "week4" / "data" / "traces"
 MiB = 1024 * 1024
 CAPACITY = 8 * 1024 * MiB  # the simulated chip of the pictures: 8 GiB
-COLORS = {"allocated": "#4c78a8", "rounding": "#9ecae9", "free": "#e0e0e0", "reserved": "#f58518"}
+COLORS = {
+    "allocated": "#4c78a8",
+    "rounding": "#9ecae9",
+    "split remainder": "#f2b701",  # free, in a segment that also holds live blocks
+    "free": "#e0e0e0",  # a segment with nothing live: empty_cache would give it back
+    "reserved": "#f58518",
+}
 
 
 # ---- traces --------------------------------------------------------------------------------
@@ -250,9 +256,12 @@ def plot_memory_over_trace(
 
 def _segment_pieces(segment: dict[str, Any]) -> list[tuple[int, int, str]]:
     """(offset, size, kind) pieces of one segment: allocated, rounding (allocated beyond the
-    request) and free, in address order."""
+    request), split remainder (free beside live blocks: only a merge can reclaim it) and free
+    (a segment with nothing live), in address order."""
     pieces = []
     base = int(segment["address"])
+    blocks = segment.get("blocks", [])
+    live = any(b.get("state") == "active_allocated" for b in blocks)
     for block in segment.get("blocks", []):
         offset, size = int(block["address"]) - base, int(block["size"])
         if block.get("state") == "active_allocated":
@@ -261,7 +270,7 @@ def _segment_pieces(segment: dict[str, Any]) -> list[tuple[int, int, str]]:
             if size > requested:
                 pieces.append((offset + requested, size - requested, "rounding"))
         else:
-            pieces.append((offset, size, "free"))
+            pieces.append((offset, size, "split remainder" if live else "free"))
     return pieces
 
 
@@ -280,11 +289,12 @@ def plot_segments(snapshot: Any, title: str = "memory_snapshot()") -> HTML:
         ]
         note = (
             f"{len(segments)} segments, {sum(len(s.get('blocks', [])) for s in segments)} "
-            "blocks; dark: requested bytes, light: rounding inside allocated blocks, grey: free"
+            "blocks; dark blue: requested bytes, light blue: rounding inside allocated blocks, "
+            "yellow: free split remainders beside live blocks, grey: free segments"
         )
         plt = _pyplot()
         if plt is not None:
-            fig, ax = plt.subplots(figsize=(8, 0.5 + 0.45 * len(segments)))
+            fig, ax = plt.subplots(figsize=(8, 1.2 + 0.45 * len(segments)))
             for row, segment in enumerate(segments):
                 total = int(segment["total_size"])
                 for offset, size, kind in _segment_pieces(segment):
@@ -301,6 +311,9 @@ def plot_segments(snapshot: Any, title: str = "memory_snapshot()") -> HTML:
             ax.set_xlim(0, 1)
             ax.set_xlabel("fraction of the segment")
             ax.set_title(title)
+            kinds = ["allocated", "rounding", "split remainder", "free"]
+            handles = [plt.Rectangle((0, 0), 1, 1, color=COLORS[k]) for k in kinds]
+            ax.legend(handles, kinds, loc="upper center", bbox_to_anchor=(0.5, -0.35), ncol=4)
             return _figure_html(cls, fig, plt, note)
         width, row_h = 640, 22
         body = []
