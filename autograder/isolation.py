@@ -120,7 +120,8 @@ def _system_binds() -> list[str]:
             args += ["--symlink", os.readlink(top), top]
         elif os.path.isdir(top):
             args += ["--ro-bind", top, top]
-    for path in ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/localtime"):
+    # /etc/alternatives: Debian's c++ and cc are links through it (a native build needs them)
+    for path in ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/localtime", "/etc/alternatives"):
         if os.path.exists(path):
             args += ["--ro-bind", path, path]
     return args
@@ -133,6 +134,7 @@ def build(
     env: dict[str, str] | None = None,
     keep_fds: tuple[int, ...] = (),
     seccomp: bool = True,
+    work: str | None = None,
 ) -> Jail:
     """The bwrap command that runs ``command`` in a sandbox.
 
@@ -140,7 +142,8 @@ def build(
     ``hide``: host folders to cover with an empty tmpfs where they fall inside what is bound
     (forbidden packages, hidden cases, the oracle cache). ``keep_fds`` stay open inside (the
     result pipe). ``seccomp=False``: no filter for the whole sandbox (the fork server installs
-    it in each child it forks, see zygote.py).
+    it in each child it forks, see zygote.py). ``work``: a host folder to bind, writable, as
+    the worker's folder instead of a fresh tmpfs (a native build's folder, see native.py).
     """
     jail = Jail([])
     args = ["bwrap", "--unshare-all", "--unshare-user"]
@@ -151,6 +154,9 @@ def build(
     args += _system_binds()
     args += ["--proc", "/proc", "--dev", "/dev"]
     for mount, mb in TMPFS_MB.items():  # first: a bind below may sit inside one of them
+        if mount == WORK and work is not None:
+            args += ["--bind", work, WORK]
+            continue
         args += ["--size", str(mb * 2**20), "--perms", "1777", "--tmpfs", mount]
     bound = _python_roots() + [autograder_dir()]
     for root in _outermost(bound):

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from autograder import isolation, zygote
+from autograder import isolation, native, zygote
 from autograder.cases import Case, load_week, task_key
 from autograder.judge import NOT_IMPLEMENTED, judge
 from autograder.oracle import cache_dir, expected_observations
@@ -121,7 +121,11 @@ def run_week(
     if impl == "reference" and not path.exists():
         report.problems.append("this copy of the course has no reference engine")
     expected = expected_observations(w.name, cases)
-    if not path.exists():
+    library, build_problem = _build_native(w, path, limits) if path.exists() else (None, None)
+    if build_problem:
+        report.problems.append(build_problem)
+        outcomes = {c.id: {"status": "error", "message": build_problem} for c in cases}
+    elif not path.exists():
         problem = f"cannot find {path}: is the file there, with this name?"
         if impl == "lab":
             problem += " (run from your lab folder or your course folder, or pass the file)"
@@ -142,12 +146,27 @@ def run_week(
             ]
             if items:
                 outcomes.update(
-                    run_engine(w, path, items, limits, report.problems, hidden, deadline)
+                    run_engine(w, path, items, limits, report.problems, hidden, deadline, library)
                 )
     for c in cases:
         report.results.append(_result(c, expected[c.id]["expected"], outcomes[c.id]))
     assign_blame(report.results)
     return report
+
+
+def _build_native(w: Week, path: Path, limits: Limits) -> tuple[Path | None, str | None]:
+    """A native week's C++, built (or found in the build cache) before any worker starts:
+    (the library, None), or (None, the problem every case reports)."""
+    if not w.native_sources:
+        return None, None
+    hide = [str(p) for p in secret_paths(w, path, False, [Path(p) for p in limits.hide_paths])]
+    sources = {name: path.parent / name for name in w.native_sources}
+    built = native.build(
+        w.native_library, sources, native.BuildLimits(isolation=limits.isolation), hide
+    )
+    if built.library is None:
+        return None, f"{', '.join(w.native_sources)} did not build: {built.error}"
+    return built.library, None
 
 
 def assign_blame(results: list[CaseResult]) -> None:
@@ -210,6 +229,7 @@ def run_engine(
     problems: list[str],
     hidden: bool = False,
     run_deadline: float | None = None,
+    library: Path | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Run ``items`` in workers; a worker that dies or hangs is replaced for the rest.
     ``hidden``: the items are hidden cases (only such a worker can read their source)."""
@@ -227,7 +247,7 @@ def run_engine(
                 outcomes[item["id"]] = {"status": "timeout", "message": message}
             break
         before = len(outcomes)
-        fresh = _run_worker(week, path, pending, limits, outcomes, run_deadline, hidden)
+        fresh = _run_worker(week, path, pending, limits, outcomes, run_deadline, hidden, library)
         if fresh is None and len(outcomes) == before:  # died between cases: blame the next
             outcomes[pending[0]["id"]] = {"status": "crash", "message": "the worker died"}
         if fresh is not None:  # the module itself cannot be used: every case fails with it
@@ -325,9 +345,12 @@ def _package_dirs(names: tuple[str, ...]) -> list[Path]:
     return out
 
 
-def _engine_files(path: Path) -> dict[str, Path]:
-    """The engine and the helper modules beside it: what the sandbox's /work starts with."""
+def _engine_files(path: Path, library: Path | None = None) -> dict[str, Path]:
+    """The engine and the helper modules beside it, and a native week's built library: what
+    the sandbox's /work starts with."""
     files = {path.name: path}
+    if library is not None:
+        files[library.name] = library
     for p in path.parent.glob("*.py"):
         if p.is_file() and not p.is_symlink():
             files.setdefault(p.name, p)
@@ -342,6 +365,7 @@ def _run_worker(
     outcomes: dict[str, dict],
     run_deadline: float,
     hidden: bool = False,
+    library: Path | None = None,
 ) -> str | None:
     """One worker over ``items``, filling ``outcomes``. Returns a module-level problem."""
     read_fd, write_fd = os.pipe()
@@ -356,7 +380,11 @@ def _run_worker(
             inner_env = _worker_env(inside, str(Path(isolation.autograder_dir()).parent))
         if sandboxed and not week.fork_server:
             jail = isolation.build(
-                command, _engine_files(path), [str(p) for p in secrets], inner_env, (write_fd,)
+                command,
+                _engine_files(path, library),
+                [str(p) for p in secrets],
+                inner_env,
+                (write_fd,),
             )
             argv, fds, cwd, env = jail.argv, tuple(jail.pass_fds), workdir, _worker_env(workdir, "")
         elif not sandboxed:
@@ -373,10 +401,13 @@ def _run_worker(
             "preload": list(week.preload),
             "guard": guard_policy(week, inside, secrets),
         }
+        if library is not None:  # loaded by the module itself (see worker.serve)
+            request["native_library"] = str(Path(inside) / library.name if sandboxed else library)
         log_path = Path(workdir) / "worker.log"
         if sandboxed and week.fork_server:
             request["files"] = {
-                name: p.read_bytes().decode("latin-1") for name, p in _engine_files(path).items()
+                name: p.read_bytes().decode("latin-1")
+                for name, p in _engine_files(path, library).items()
             }
             request["rlimits"] = rlimits(limits)
             try:

@@ -80,6 +80,8 @@ def serve(request: dict[str, Any], out_fd: int) -> None:
     cases = {c.id: c for c in load_week(request["week"], include_hidden=bool(request["hidden"]))}
     run = run_one  # bound now: the submission may rebind the module's globals
     path = request["module_path"]
+    if request.get("native_library"):  # a native week: the C++ the grader built for this run
+        os.environ["TORCHLAB_NATIVE_LIBRARY"] = request["native_library"]
     # From here on, submitted code may run: the guard goes in first (see sandbox.py).
     sys.dont_write_bytecode = True
     violations: list[str] = []

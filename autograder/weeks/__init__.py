@@ -21,6 +21,10 @@ class Week:
     # "pinned" (autograder/truth/<week>_pinned.json, for a week whose truth lives on a GPU;
     # see autograder/pinning.py).
     truth: str = "torch"
+    # C++ the learner edits beside the module (reference_impl/<file> with // BEGIN SOLUTION
+    # regions), built by autograder/native.py into lib<native_library> before the worker runs.
+    native_sources: tuple[str, ...] = ()
+    native_library: str = ""
 
     @property
     def fork_server(self) -> bool:
@@ -66,6 +70,26 @@ WEEKS: dict[str, Week] = {
         "The caching allocator",
         preload=("sortedcontainers",),
         truth="pinned",
+    ),
+    # The first native lab: the learner's C++ (labdev.cpp) is built before the worker starts
+    # and loaded inside it; torch runs in the worker, behind the OS sandbox.
+    "week5": Week(
+        "week5",
+        "week5_privateuse1",
+        "privateuse1",
+        "A new device: PrivateUse1 and meta",
+        forbid_modules=(),
+        native=True,
+        preload=(
+            "numpy",
+            "torch",
+            "torch._dynamo",
+            "torch._library.custom_ops",
+            "torch._subclasses.fake_tensor",
+            "torch.utils.backend_registration",
+        ),
+        native_sources=("labdev.cpp",),
+        native_library="labdev",
     ),
 }
 

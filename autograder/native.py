@@ -1,0 +1,288 @@
+"""Building a lab's C++ before its worker starts: cached by source hash, limited, sandboxed.
+
+A native week (``Week.native_sources``) ships C++ beside the learner's Python module. The
+runner builds it here, in the grader's process tree but never in the worker's:
+
+- the build is keyed by a hash of the sources, torch's version and the flags, so an unchanged
+  submission (or the reference, across a whole class) is built once and found again;
+- it runs ``torch.utils.cpp_extension``'s ninja build in a child process with a wall-clock
+  limit, an address-space limit and its own process group (a build that never ends is
+  stopped, and all of its compilers with it);
+- under bubblewrap that child sees only the system's compilers and headers, Python and torch,
+  and a copy of the sources: no network, no grader files, nothing else of the course (an
+  ``#include`` of the reference finds nothing), and it writes only its build folder;
+- a failed build gives the compiler's first error as "labdev.cpp, line 42: error: ..." for the
+  learner's report; a compile error is cached like a library (the same source fails the same
+  way), a timeout is not.
+
+Nothing from the build is loaded here: the library's static initializers first run in the
+worker, inside the sandbox.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import os
+import re
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from autograder import isolation
+
+# -O1: most of the build is parsing torch's headers; optimising harder buys the lab nothing.
+CFLAGS = ["-O1"]  # torch adds -std=c++20, which its headers need
+_ERROR = re.compile(
+    r"^(?P<file>[^\s:]+\.(?:cpp|cc|cxx|h|hpp)):(?P<line>\d+):(?:\d+:)? "
+    r"(?:fatal )?error: (?P<message>.*)$",
+    re.MULTILINE,
+)
+_UNDEFINED = re.compile(r"undefined (?:reference|symbol)[: ]+(?P<symbol>\S.*)$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class BuildLimits:
+    seconds: float = 180.0  # the whole build, compiler and linker
+    memory_mb: int = 6144  # address space of each process in the build (g++ needs ~1.5 GB)
+    isolation: str = "auto"  # as runner.Limits: "auto", "bubblewrap" or "none"
+
+
+@dataclass
+class BuildResult:
+    library: Path | None  # the built .so, in the cache
+    error: str | None  # the learner-facing reason when there is no library
+    seconds: float  # what this call took (0.0-ish when found in the cache)
+    cached: bool  # found, not built
+
+
+class BuildError(RuntimeError):
+    """A build that failed, with the message a learner should read."""
+
+
+def cache_root() -> Path:
+    """Builds live beside the oracle cache ($TORCHLAB_CACHE, else ~/.cache/torchlab)."""
+    root = os.environ.get("TORCHLAB_CACHE") or Path.home() / ".cache" / "torchlab"
+    return Path(root) / "native"
+
+
+def _torch_version() -> str:
+    try:
+        return importlib.metadata.version("torch")
+    except importlib.metadata.PackageNotFoundError:
+        return "absent"
+
+
+def source_key(name: str, sources: dict[str, bytes]) -> str:
+    """The hash a build is cached under: the sources, torch's version, the flags."""
+    h = hashlib.sha256(f"{name} torch={_torch_version()} {CFLAGS}".encode())
+    for filename in sorted(sources):
+        h.update(filename.encode() + b"\0" + sources[filename] + b"\0")
+    return h.hexdigest()[:24]
+
+
+def first_error(output: str, sources: list[str]) -> str:
+    """The compiler's first error as "labdev.cpp, line 42: error: ...", else the linker's, else
+    the last lines of the output (the sandbox's paths are left out: they mean nothing to the
+    learner)."""
+    for m in _ERROR.finditer(output):
+        name = Path(m.group("file")).name
+        if name in sources:
+            return f"{name}, line {m.group('line')}: error: {m.group('message').strip()}"[:500]
+    m = _ERROR.search(output)
+    if m:  # an error inside a header, reached from the learner's file
+        name = Path(m.group("file")).name
+        return f"{name}, line {m.group('line')}: error: {m.group('message').strip()}"[:500]
+    m = _UNDEFINED.search(output)
+    if m:
+        return f"the library does not link: undefined {m.group('symbol').strip()}"[:500]
+    tail = [line for line in output.strip().splitlines() if line.strip()][-3:]
+    return ("the build failed: " + " / ".join(tail))[:500] if tail else "the build failed"
+
+
+def _learners_error(output: str) -> bool:
+    """Did the compiler or linker reject the code (cacheable), rather than fail to run?"""
+    return bool(_ERROR.search(output) or _UNDEFINED.search(output))
+
+
+def build(
+    name: str,
+    sources: dict[str, Path],
+    limits: BuildLimits | None = None,
+    hide: list[str] | None = None,
+) -> BuildResult:
+    """Build ``sources`` ({file name: path}) into lib ``name``, or find it in the cache."""
+    limits = limits or BuildLimits()
+    started = time.monotonic()
+    missing = [f for f, p in sources.items() if not p.is_file()]
+    if missing:
+        return BuildResult(
+            None,
+            f"cannot find {', '.join(missing)}: it belongs beside your Python file",
+            0.0,
+            False,
+        )
+    data = {f: p.read_bytes() for f, p in sources.items()}
+    folder = cache_root() / f"{name}-{source_key(name, data)}"
+    library, failure = folder / f"{name}.so", folder / "error.txt"
+    if library.is_file():
+        return BuildResult(library, None, time.monotonic() - started, True)
+    if failure.is_file():
+        return BuildResult(None, failure.read_text(), time.monotonic() - started, True)
+    with tempfile.TemporaryDirectory(prefix="torchlab-build-") as tmp:
+        work = Path(tmp) / "work"
+        work.mkdir()
+        work.chmod(0o777)  # the sandbox's student writes here
+        for filename, blob in data.items():
+            (work / filename).write_bytes(blob)
+        code, output, timed_out = _compile(name, sorted(data), work, limits, hide or [])
+        elapsed = time.monotonic() - started
+        if timed_out:
+            message = (
+                f"building {', '.join(sorted(data))} took longer than {limits.seconds:g} s and "
+                "was stopped: a template or constexpr that never ends, or an #include of "
+                "something endless?"
+            )
+            return BuildResult(None, message, elapsed, False)
+        built = work / f"{name}.so"
+        staging = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=_ensure(cache_root())))
+        if code == 0 and built.is_file():
+            shutil.copy2(built, staging / f"{name}.so")
+            result = BuildResult(folder / f"{name}.so", None, elapsed, False)
+        else:
+            message = first_error(output, sorted(data))
+            result = BuildResult(None, message, elapsed, False)
+            if not _learners_error(output):  # the machine's fault (no compiler): never cached
+                shutil.rmtree(staging, ignore_errors=True)
+                return result
+            (staging / "error.txt").write_text(message)
+            (staging / "output.txt").write_text(output[-20000:])
+        try:
+            os.replace(staging, folder)  # atomic: a parallel build of the same source wins once
+        except OSError:
+            shutil.rmtree(staging, ignore_errors=True)
+        return result
+
+
+def _ensure(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _compile(
+    name: str, files: list[str], work: Path, limits: BuildLimits, hide: list[str]
+) -> tuple[int, str, bool]:
+    """Run the ninja build in a child, sandboxed where bubblewrap runs. (rc, output, timed out)"""
+    command = [sys.executable, "-m", "autograder.native", name, *files]
+    path = f"{os.path.dirname(sys.executable)}:/usr/local/bin:/usr/bin:/bin"
+    sandboxed = _sandboxed(limits)
+    jail = None
+    if sandboxed:
+        env = {
+            "PATH": path,
+            "HOME": isolation.WORK,
+            "TMPDIR": "/tmp",
+            "PYTHONPATH": str(Path(isolation.autograder_dir()).parent),
+            "MAX_JOBS": "2",
+            "LANG": "C.UTF-8",
+        }
+        jail = isolation.build(command, {}, hide, env, seccomp=False, work=str(work))
+        argv, cwd, env = jail.argv, str(work), {"PATH": path}
+        fds = tuple(jail.pass_fds)
+    else:
+        argv, cwd, fds = command, str(work), ()
+        env = {
+            "PATH": path,
+            "HOME": str(work),
+            "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
+            "MAX_JOBS": "2",
+            "LANG": "C.UTF-8",
+        }
+
+    def limit() -> None:
+        size = limits.memory_mb * 2**20
+        resource.setrlimit(resource.RLIMIT_AS, (size, size))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (256 * 2**20,) * 2)
+
+    try:
+        proc = subprocess.Popen(
+            argv,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            cwd=cwd,
+            env=env,
+            pass_fds=fds,
+            start_new_session=True,  # one group: a timeout stops ninja and every compiler
+            preexec_fn=limit,
+        )
+    finally:
+        if jail is not None:
+            jail.close()
+    try:
+        out, _ = proc.communicate(timeout=limits.seconds)
+        return proc.returncode, out.decode(errors="replace"), False
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.communicate()
+        return -9, "", True
+
+
+def _sandboxed(limits: BuildLimits) -> bool:
+    if limits.isolation == "none":
+        return False
+    problem = isolation.bubblewrap_problem()
+    if problem is not None and limits.isolation == "bubblewrap":
+        raise RuntimeError(f"this build needs bubblewrap: {problem}")
+    return problem is None
+
+
+def build_beside(module: Path, week: str = "week5") -> Path:
+    """Build the C++ beside a lab module (a notebook's or a script's ``load_library``) and
+    return the library; raise BuildError with the compiler's first error."""
+    from autograder.weeks import get_week
+
+    w = get_week(week)
+    sources = {f: module.parent / f for f in w.native_sources}
+    result = build(w.native_library, sources, BuildLimits(isolation="none"))
+    if result.library is None:
+        raise BuildError(result.error or "the build failed")
+    return result.library
+
+
+def _main(argv: list[str]) -> int:
+    """Inside the build's child: the ninja build of torch.utils.cpp_extension, in the cwd."""
+    name, files = argv[0], argv[1:]
+    from torch.utils import cpp_extension
+
+    try:
+        cpp_extension._write_ninja_file_and_build_library(
+            name,
+            [os.path.abspath(f) for f in files],
+            CFLAGS,
+            None,
+            None,
+            None,
+            None,
+            os.getcwd(),
+            False,
+            False,
+            False,
+        )
+    except (RuntimeError, subprocess.CalledProcessError) as exc:
+        print(str(exc))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_main(sys.argv[1:]))

@@ -1,0 +1,126 @@
+"""Week 5's side of torch: the same programs on the CPU, and the shapes from torch's meta device.
+
+- ``setup``: torch's run uses the CPU, so every program's answers are the CPU's.
+- ``memory_held``: what the tensors a program keeps take, by torch's own storages: each storage
+  ``nbytes`` rounded up to the chip's 32-byte rows, one block per storage that has bytes. The
+  device's allocator must report the same (a copy where a view belongs, or a leak, shows).
+- ``fallback_ops``: the ops torch's own dispatch logging (``LoggingTensorMode``,
+  torch/testing/_internal/logging_tensor.py) sees for the program, less the lab's kernels and
+  the ops torch composes from others (a CompositeExplicitAutograd kernel), by base name.
+- The shape functions: torch's meta kernels on meta tensors.
+- ``linear_relu`` and ``make_matmul_op``: aten's own ops.
+
+Hidden from every worker (see ``autograder/truth/__init__.py``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from autograder.weeks.week5.common import base_name
+
+# The ops the lab gives a labdev kernel (labdev.cpp's TORCH_LIBRARY_IMPL(aten, PrivateUse1)),
+# by base name: these never reach the fallback.
+LAB_KERNELS = {
+    "empty", "empty_strided", "_copy_from", "_copy_from_and_resize", "as_strided", "view",
+    "fill_", "add", "mul", "sum", "mm", "relu",
+}  # fmt: skip
+
+
+def _setup(torch: Any) -> str:
+    return "cpu"
+
+
+def _tensors(kept: Any) -> list[Any]:
+    if isinstance(kept, list | tuple):
+        return [t for k in kept for t in _tensors(k)]
+    if isinstance(kept, dict):
+        return [t for k in kept.values() for t in _tensors(k)]
+    return [kept] if hasattr(kept, "untyped_storage") else []
+
+
+def _memory_held(torch: Any, program: Callable[[], Any]) -> dict[str, int]:
+    kept = program()
+    storages = {t.untyped_storage().data_ptr(): t.untyped_storage() for t in _tensors(kept)}
+    sizes = [s.nbytes() for s in storages.values() if s.nbytes() > 0]
+    return {"bytes": sum((n + 31) // 32 * 32 for n in sizes), "blocks": len(sizes)}
+
+
+def _fallback_ops(torch: Any, program: Callable[[], Any]) -> list[str]:
+    from torch.testing._internal.logging_tensor import LoggingTensorMode, capture_logs
+
+    with capture_logs(is_mode=True) as logs, LoggingTensorMode():
+        program()
+    out = []
+    for line in logs:
+        op = re.search(r"torch\._ops\.aten\.([\w.]+)\(", line).group(1)
+        name, overload = op.split(".")
+        qualified = f"aten::{name}" + ("" if overload == "default" else f".{overload}")
+        composed = torch._C._dispatch_has_kernel_for_dispatch_key(
+            qualified, "CompositeExplicitAutograd"
+        )
+        if base_name(op) not in LAB_KERNELS and not composed:
+            out.append(f"aten::{base_name(op)}")
+    return out
+
+
+def _meta(torch: Any, shape: Sequence[int]) -> Any:
+    return torch.empty(list(shape), device="meta")
+
+
+def _broadcast_shapes(torch: Any, *shapes: Sequence[int]) -> list[int]:
+    out = _meta(torch, [])
+    for s in shapes:
+        out = out + _meta(torch, s)
+    return list(out.shape)
+
+
+def _matmul_shape(torch: Any, a: Sequence[int], b: Sequence[int]) -> list[int]:
+    return list(torch.matmul(_meta(torch, a), _meta(torch, b)).shape)
+
+
+def _sum_shape(torch: Any, shape: Sequence[int], dim: Any, keepdim: bool) -> list[int]:
+    return list(_meta(torch, shape).sum(dim=dim, keepdim=keepdim).shape)
+
+
+def _conv2d_shape(
+    torch: Any,
+    input: Sequence[int],
+    weight: Sequence[int],
+    stride: Any = 1,
+    padding: Any = 0,
+    dilation: Any = 1,
+    groups: int = 1,
+) -> list[int]:
+    out = torch.nn.functional.conv2d(
+        _meta(torch, input), _meta(torch, weight), None, stride, padding, dilation, groups
+    )
+    return list(out.shape)
+
+
+def _view_shape(torch: Any, shape: Sequence[int], size: Sequence[int]) -> list[int]:
+    return list(_meta(torch, shape).view(list(size)).shape)
+
+
+def _linear_relu(torch: Any, x: Any, w: Any, b: Any) -> Any:
+    return torch.relu(torch.nn.functional.linear(x, w, b))
+
+
+def _make_matmul_op(torch: Any, qualname: str) -> Any:
+    return torch.ops.aten.matmul.default
+
+
+TORCH_EXTRAS = {
+    "setup": _setup,
+    "memory_held": _memory_held,
+    "fallback_ops": _fallback_ops,
+    "broadcast_shapes": _broadcast_shapes,
+    "matmul_shape": _matmul_shape,
+    "sum_shape": _sum_shape,
+    "conv2d_shape": _conv2d_shape,
+    "view_shape": _view_shape,
+    "linear_relu": _linear_relu,
+    "make_matmul_op": _make_matmul_op,
+}

@@ -1,0 +1,141 @@
+"""Tasks 5.1 to 5.4: the device exists, its memory is aligned and counted, and tensors on it are
+made the way torch makes them (compared with the same calls on the CPU)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from autograder.cases import case
+from autograder.weeks.week5.common import W, backend_keys, device, each, geometry
+
+
+@case(W, points=2, tasks="5.1")
+def task_5_1_device_module(lib: Any) -> Any:
+    """``torch.get_device_module("labdev")`` is your module and answers as torch's own device
+    module for the CPU does (``torch.cpu``): available, one device, synchronize returns."""
+    dev = device(lib)
+    mod = torch.get_device_module(dev)
+    return each(
+        {
+            "is_available": lambda: mod.is_available(),
+            "device_count": lambda: mod.device_count(),
+            "synchronize": lambda: mod.synchronize(),
+            "torch.<name> is the same module": lambda: getattr(torch, dev) is mod,
+        }
+    )
+
+
+@case(W, points=1, tasks="5.1")
+def task_5_1_device_strings(lib: Any) -> Any:
+    """``torch.device("labdev")`` and ``"labdev:0"`` parse as torch parses a device name: the
+    type is the name and the index is kept."""
+    dev = device(lib)
+    return each(
+        {
+            "type": lambda: torch.device(dev).type == dev,
+            "index": lambda: torch.device(f"{dev}:0").index,
+            "no index": lambda: torch.device(dev).index,
+        }
+    )
+
+
+@case(W, points=1, tasks="5.1")
+def task_5_1_generated_methods(lib: Any) -> Any:
+    """``generate_methods_for_privateuse1_backend``: ``Tensor.labdev()``, ``Tensor.is_labdev``
+    and ``Module.labdev()`` exist, as ``Tensor.cpu()``, ``Tensor.is_cpu`` and ``Module.cpu()``
+    do."""
+    dev = device(lib)
+    return {
+        "Tensor.<name>()": callable(getattr(torch.Tensor, dev, None)),
+        "Tensor.is_<name>": hasattr(torch.Tensor, f"is_{dev}"),
+        "Module.<name>()": callable(getattr(torch.nn.Module, dev, None)),
+    }
+
+
+@case(W, points=3, tasks=("5.1", "5.2", "5.4"))
+def task_5_4_empty(lib: Any) -> Any:
+    """``torch.empty`` on the device (``empty.memory_format``): shape, contiguous strides,
+    dtype and device for several shapes and dtypes, a channels_last request, and zero
+    elements."""
+    dev = device(lib)
+    return each(
+        {
+            "2x3 float32": lambda: geometry(torch.empty(2, 3, device=dev), dev),
+            "4 int64": lambda: geometry(torch.empty(4, dtype=torch.int64, device=dev), dev),
+            "2x3x4 float64": lambda: geometry(
+                torch.empty(2, 3, 4, dtype=torch.float64, device=dev), dev
+            ),
+            "channels_last": lambda: geometry(
+                torch.empty(2, 3, 4, 5, device=dev, memory_format=torch.channels_last), dev
+            ),
+            "bool scalar": lambda: geometry(torch.empty((), dtype=torch.bool, device=dev), dev),
+            "zero elements": lambda: geometry(torch.empty(0, 3, device=dev), dev),
+        }
+    )
+
+
+@case(W, points=2, tasks=("5.1", "5.2", "5.4"))
+def task_5_4_empty_strided(lib: Any) -> Any:
+    """``torch.empty_strided`` on the device keeps the strides asked for (a transposed layout,
+    a gap between rows) and the storage is big enough for them."""
+    dev = device(lib)
+
+    def make(size: tuple[int, ...], stride: tuple[int, ...]) -> Any:
+        t = torch.empty_strided(size, stride, device=dev)
+        return {**geometry(t, dev), "storage bytes": t.untyped_storage().nbytes()}
+
+    return each(
+        {
+            "transposed": lambda: make((2, 3), (1, 2)),
+            "gap between rows": lambda: make((2, 3), (5, 1)),
+            "3-d": lambda: make((2, 2, 2), (1, 4, 2)),
+        }
+    )
+
+
+@case(W, points=2, tasks=("5.1", "5.2", "5.4"))
+def task_5_4_dispatch_keys(lib: Any) -> Any:
+    """A device tensor dispatches on PrivateUse1 and on the autograd and autocast keys that go
+    with it, nothing else (``torch._C._dispatch_keys``); ``requires_grad`` changes none of
+    them."""
+    dev = device(lib)
+    t = torch.empty(3, device=dev)
+    g = torch.empty(3, device=dev).requires_grad_()
+    return {"tensor": backend_keys(t, dev), "requires_grad": backend_keys(g, dev)}
+
+
+@case(W, points=2, tasks=("5.1", "5.2", "5.4"))
+def task_5_4_blocks_are_aligned(lib: Any) -> Any:
+    """Every block the allocator gives is 32-byte aligned, whatever the size asked (the chip
+    reads memory in 32-byte rows). Torch's CPU blocks are aligned to 64 bytes, so to 32 too."""
+    dev = device(lib)
+    sizes = [1, 3, 5, 7, 9, 33, 100, 1000]
+    tensors = [torch.empty(n, dtype=torch.uint8, device=dev) for n in sizes]
+    tensors += [torch.empty(n, dtype=torch.float64, device=dev) for n in sizes]
+    return {"every data_ptr % 32 == 0": [t.data_ptr() % 32 == 0 for t in tensors]}
+
+
+@case(W, points=3, tasks=("5.1", "5.2", "5.4"))
+def task_5_4_memory_is_counted(lib: Any) -> Any:
+    """The allocator counts what live tensors hold: each block rounded up to 32 bytes, one block
+    per storage, none for zero bytes; everything is given back when the tensors go."""
+    dev = device(lib)
+
+    def make(*sizes: int) -> Any:
+        return lambda: lib.memory_held(
+            lambda: [torch.empty(n, dtype=torch.uint8, device=dev) for n in sizes]
+        )
+
+    return each(
+        {
+            "1 byte": make(1),
+            "32 bytes": make(32),
+            "33 bytes": make(33),
+            "three blocks": make(10, 64, 70),
+            "zero bytes": make(0),
+            "float32 2x3": lambda: lib.memory_held(lambda: torch.empty(2, 3, device=dev)),
+            "freed again": lambda: lib.memory_held(lambda: [torch.empty(500, device=dev)].clear()),
+        }
+    )

@@ -1,0 +1,240 @@
+"""Tasks 5.7 and 5.8: the device's own kernels, the fallback for every other op, and a model
+trained on the device (forward, backward and SGD give the CPU's numbers)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from autograder.cases import case
+from autograder.weeks.week5.common import W, data, device, each, fell_back, mlp, result
+
+T7 = ("5.1", "5.2", "5.4", "5.5", "5.7")
+
+
+@case(W, points=2, tasks=T7)
+def task_5_7_factories(lib: Any) -> Any:
+    """``torch.full``, ``ones`` and ``zeros`` on the device (``empty`` then ``fill_``), for
+    float, integer and bool dtypes, and ``fill_`` on a view."""
+    dev = device(lib)
+
+    def fill_view() -> Any:
+        x = torch.zeros(3, 4, device=dev)
+        x[:, 1].fill_(5)
+        return result(x, dev)
+
+    return each(
+        {
+            "full 2.5": lambda: result(torch.full((2, 3), 2.5, device=dev), dev),
+            "ones int64": lambda: result(torch.ones(4, dtype=torch.int64, device=dev), dev),
+            "zeros bool": lambda: result(torch.zeros(2, dtype=torch.bool, device=dev), dev),
+            "fill_ a column": fill_view,
+        }
+    )
+
+
+@case(W, points=3, tasks=T7)
+def task_5_7_add_and_mul(lib: Any) -> Any:
+    """``add`` and ``mul`` on the device: same shapes, broadcasting, a Python number (which
+    arrives as a CPU scalar tensor), ``alpha``, int with float (promotion), a transposed input."""
+    dev = device(lib)
+    x, y, row = data(2, 3).to(dev), data(2, 3, start=3).to(dev), data(3, start=1).to(dev)
+    i = torch.arange(6).reshape(2, 3).to(dev)
+    return each(
+        {
+            "x + y": lambda: result(x + y, dev),
+            "x + row": lambda: result(x + row, dev),
+            "x + 1": lambda: result(x + 1, dev),
+            "add alpha=2": lambda: result(torch.add(x, y, alpha=2), dev),
+            "int + float": lambda: result(i + x, dev),
+            "int + int": lambda: result(i + i, dev),
+            "x * y": lambda: result(x * y, dev),
+            "x * row": lambda: result(x * row, dev),
+            "x * 0.5": lambda: result(x * 0.5, dev),
+            "int * 3": lambda: result(i * 3, dev),
+            "x.t() * y.t()": lambda: result(x.t() * y.t(), dev),
+        }
+    )
+
+
+@case(W, points=2, tasks=T7)
+def task_5_7_sum(lib: Any) -> Any:
+    """``sum`` on the device: everything, one dim, a negative dim, several dims, keepdim, an
+    integer tensor (int64 result) and a dtype argument."""
+    dev = device(lib)
+    x = data(2, 3, 4).to(dev)
+    i = torch.arange(12).reshape(3, 4).to(dev)
+    return each(
+        {
+            "sum()": lambda: result(x.sum(), dev),
+            "sum(1)": lambda: result(x.sum(1), dev),
+            "sum(-1)": lambda: result(x.sum(-1), dev),
+            "sum((0, 2))": lambda: result(x.sum((0, 2)), dev),
+            "sum(1, keepdim)": lambda: result(x.sum(1, keepdim=True), dev),
+            "int sum(0)": lambda: result(i.sum(0), dev),
+            "sum(dtype=float64)": lambda: result(x.sum(dtype=torch.float64), dev),
+        }
+    )
+
+
+@case(W, points=2, tasks=T7)
+def task_5_7_mm_and_relu(lib: Any) -> Any:
+    """``mm`` (also with a transposed argument, and refusing shapes that do not fit with the
+    CPU's RuntimeError and numbers) and ``relu``."""
+    dev = device(lib)
+    a, b = data(3, 4).to(dev), data(4, 2, start=1).to(dev)
+    return each(
+        {
+            "a @ b": lambda: result(a @ b, dev),
+            "mm(a, a.t())": lambda: result(torch.mm(a, a.t()), dev),
+            "b.t() @ a.t()": lambda: result(b.t() @ a.t(), dev),
+            "mismatch": lambda: result(torch.mm(a, a), dev),
+            "relu": lambda: result(torch.relu(a), dev),
+            "relu of a view": lambda: result(a.t().relu(), dev),
+        }
+    )
+
+
+@case(W, points=2, tasks=("5.1", "5.2", "5.4", "5.5", "5.6", "5.7", "5.8"))
+def task_5_8_own_kernels_do_not_fall_back(lib: Any) -> Any:
+    """The device's own kernels run on the device: a program of add, mul, sum, mm, relu and
+    views sends nothing to the fallback; the results stay on the device."""
+    dev = device(lib)
+    x, w = data(2, 3).to(dev), data(3, 4).to(dev)
+    kept: list[Any] = []
+
+    def program() -> None:
+        kept.append(((x * 2 + 1) @ w).relu().sum(0).view(2, 2))
+
+    return {"fell back": fell_back(lib, program), "result": result(kept[0], dev)}
+
+
+FALLBACK_PROGRAMS = {
+    "sub": lambda x, y: torch.sub(x, y),
+    "exp": lambda x, y: x.exp(),
+    "neg": lambda x, y: -x,
+    "where": lambda x, y: torch.where(x > 0, x, y),
+    "cat": lambda x, y: torch.cat([x, y]),
+    "index": lambda x, y: x[torch.tensor([1, 0])],
+    "max": lambda x, y: x.max(),
+    "cumsum": lambda x, y: x.cumsum(1),
+}
+
+
+@case(W, points=3, tasks=("5.1", "5.2", "5.4", "5.5", "5.8"))
+def task_5_8_fallback_computes(lib: Any) -> Any:
+    """Ops without a device kernel run through the fallback and give the CPU's values, on the
+    device: sub, exp, neg, comparison and where, cat, indexing, max, cumsum."""
+    dev = device(lib)
+    out = {}
+    for name, program in FALLBACK_PROGRAMS.items():
+
+        def one(program: Any = program) -> Any:
+            x, y = data(2, 3).to(dev), data(2, 3, start=2).to(dev)
+            return result(program(x, y), dev)
+
+        out[name] = each({"": one})[""]
+    return out
+
+
+@case(W, points=2, tasks=("5.1", "5.2", "5.4", "5.5", "5.7", "5.8"))
+def task_5_8_fallback_logs_each_op(lib: Any) -> Any:
+    """The fallback notes every op it takes: for each program, the ops that reached it are
+    those torch dispatches for it that have no device kernel (and are not composed of others)."""
+    dev = device(lib)
+    out = {}
+    for name, program in FALLBACK_PROGRAMS.items():
+
+        def one(program: Any = program) -> Any:
+            x, y = data(2, 3).to(dev), data(2, 3, start=2).to(dev)
+            return fell_back(lib, lambda: program(x, y))
+
+        out[name] = each({"": one})[""]
+    return out
+
+
+@case(W, points=3, tasks=("5.1", "5.2", "5.4", "5.5", "5.6", "5.8"))
+def task_5_8_in_place_ops_copy_back(lib: Any) -> Any:
+    """An in-place op or an ``out=`` op that falls back must copy its result back into the
+    device tensor (``cpu_fallback`` does, when the kernel writes through the CPU copy): the
+    tensor itself, a view of it, and its base through the view."""
+    dev = device(lib)
+
+    def in_place() -> Any:
+        x = data(2, 3).to(dev)
+        x.sub_(data(2, 3, start=1).to(dev))
+        return result(x, dev)
+
+    def through_view() -> Any:
+        x = data(2, 3).to(dev)
+        x[1].exp_()
+        return result(x, dev)
+
+    def out_arg() -> Any:
+        x, out = data(2, 3).to(dev), torch.empty(2, 3, device=dev)
+        torch.neg(x, out=out)
+        return result(out, dev)
+
+    return each({"x.sub_(y)": in_place, "x[1].exp_()": through_view, "neg(out=)": out_arg})
+
+
+def _train(dev: str, seed: int, steps: int, lr: float, momentum: float = 0.0) -> Any:
+    net = mlp(seed).to(dev)
+    opt = torch.optim.SGD(net.parameters(), lr=lr, momentum=momentum)
+    x, target = data(5, 4).to(dev) * 0.3, data(5, 3, start=1).to(dev) * 0.2
+    losses = []
+    for _ in range(steps):
+        opt.zero_grad()
+        loss = ((net(x) - target) ** 2).mean()
+        loss.backward()
+        opt.step()
+        losses.append(round(loss.item(), 5))
+    grads = [result(p.grad, dev) for p in net.parameters()]
+    params = [result(p, dev) for p in net.parameters()]
+    return {"losses": losses, "grads": grads, "params": params}
+
+
+@case(W, points=4, tasks=("5.1", "5.2", "5.4", "5.5", "5.6", "5.7", "5.8"))
+def task_5_8_mlp_trains_on_the_device(lib: Any) -> Any:
+    """A small MLP (Linear, ReLU, Linear) on the device: three SGD steps give the CPU's losses,
+    and the last gradients and weights, on the device."""
+    return _train(device(lib), seed=1, steps=3, lr=0.1)
+
+
+@case(W, points=2, tasks=("5.1", "5.2", "5.4", "5.5", "5.6", "5.7", "5.8"))
+def task_5_8_autograd_on_the_device(lib: Any) -> Any:
+    """``backward`` on the device (the engine needs the guard and the hooks): gradients of a
+    product, a broadcast sum and a matmul land on the device with the CPU's values."""
+    dev = device(lib)
+
+    def run() -> Any:
+        a = data(2, 3).to(dev).requires_grad_()
+        b = data(3, start=1).to(dev).requires_grad_()
+        w = data(3, 2, start=2).to(dev).requires_grad_()
+        ((a * b + a) @ w).relu().sum().backward()
+        return [result(t.grad, dev) for t in (a, b, w)]
+
+    return each({"grads": run})
+
+
+@case(W, points=3, tasks=("5.1", "5.2", "5.4", "5.5", "5.6", "5.7", "5.8"))
+def task_5_8_training_leaks_nothing(lib: Any) -> Any:
+    """After a training step nothing stays allocated but what the model keeps: its weights and
+    gradients (one block each); a step whose model is dropped leaves nothing."""
+    dev = device(lib)
+
+    def step(keep: bool) -> Any:
+        net = mlp(2).to(dev)
+        opt = torch.optim.SGD(net.parameters(), lr=0.05)
+        loss = net(data(3, 4).to(dev)).pow(2).sum()
+        loss.backward()
+        opt.step()
+        return [list(net.parameters()), [p.grad for p in net.parameters()]] if keep else None
+
+    return each(
+        {
+            "keeping the model": lambda: lib.memory_held(lambda: step(True)),
+            "dropping it": lambda: lib.memory_held(lambda: step(False)),
+        }
+    )
