@@ -13,31 +13,36 @@ import tempfile
 from pathlib import Path
 
 from autograder.cases import task_key
-from autograder.release import REPO_ROOT, make_skeleton
+from autograder.release import REPO_ROOT, make_skeleton, week_sources
 from autograder.report import PASS
 from autograder.runner import run_week
 from autograder.weeks import get_week
 
 
 def reference_tasks(week: str) -> list[str]:
-    """The task numbers the week's reference declares ("Task 1.4:" docstrings), in order."""
+    """The task numbers the week's reference declares, in order: "Task 1.4:" docstrings, and
+    "// Task 5.2:" comments in its C++."""
     w = get_week(week)
-    text = (REPO_ROOT / "reference_impl" / f"{w.module}.py").read_text()
-    return sorted(set(re.findall(r'"""Task (\d+\.\d+):', text)), key=task_key)
+    found: set[str] = set()
+    for name in week_sources(w):
+        text = (REPO_ROOT / "reference_impl" / name).read_text()
+        found |= set(re.findall(r'(?:"""|// )Task (\d+\.\d+):', text))
+    return sorted(found, key=task_key)
 
 
 def measure_task_needs(week: str) -> dict[str, list[str]]:
     """``{case name: [tasks it fails without]}`` for every case, hidden ones included."""
     w = get_week(week)
-    source_path = REPO_ROOT / "reference_impl" / f"{w.module}.py"
-    source = source_path.read_text()
     needs: dict[str, list[str]] = {}
     with tempfile.TemporaryDirectory(prefix="torchlab-ablate-") as tmp:
         for task in reference_tasks(week):
-            path = Path(tmp) / task / f"{w.module}.py"
-            path.parent.mkdir()
-            path.write_text(make_skeleton(source, str(source_path), only_tasks={task}))
-            report = run_week(week, str(path), include_hidden=True)
+            folder = Path(tmp) / task
+            folder.mkdir()
+            for name in week_sources(w):  # the module and its C++, blanked for this task only
+                source_path = REPO_ROOT / "reference_impl" / name
+                text = make_skeleton(source_path.read_text(), str(source_path), only_tasks={task})
+                (folder / name).write_text(text)
+            report = run_week(week, str(folder / f"{w.module}.py"), include_hidden=True)
             for r in report.results:
                 needs.setdefault(r.name, [])
                 if r.status != PASS:

@@ -20,6 +20,7 @@ from autograder.weeks import WEEKS, Week
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
+CPP_BEGIN, CPP_END = "// BEGIN SOLUTION", "// END SOLUTION"
 INSTRUCTOR_BEGIN, INSTRUCTOR_END = "<!-- instructor -->", "<!-- /instructor -->"
 
 # What a student copy leaves out: the answers, the hidden cases, the instructor's guide and
@@ -97,8 +98,11 @@ def make_skeleton(
 
     ``only_tasks`` blanks only the regions of those tasks and keeps the other solutions: the
     project's tests use it to measure which cases each task is needed by. ``name_source=False``
-    leaves the source's name out of the header (the student copy has no such file).
+    leaves the source's name out of the header (the student copy has no such file). A C++
+    source (``.cpp``, ``.h``) goes to ``make_cpp_skeleton``.
     """
+    if Path(source_name).suffix in CPP_SUFFIXES:
+        return make_cpp_skeleton(source, source_name, only_tasks, name_source=name_source)
     lines = source.splitlines(keepends=True)
     out = [_header(source_name if name_source else None)]
     i = 0
@@ -127,15 +131,99 @@ def make_skeleton(
     return "".join(out)
 
 
+CPP_SUFFIXES = {".cpp", ".cc", ".h", ".hpp"}
+_CPP_FUNCTION = re.compile(r"^\s*[\w:<>,&*\s]*?\b(\w+)\s*\(")
+_CPP_NOT_FUNCTION = {"if", "for", "while", "switch", "return", "TORCH_CHECK", "sizeof"}
+
+
+def _cpp_header(source_name: str | None) -> str:
+    origin = f" from {source_name}" if source_name else ""
+    return (
+        f"// Generated{origin} by `torchlab release`: this is the file you edit.\n"
+        "// Replace each `not_implemented(...)` with your code; the comment above the function\n"
+        "// says what PyTorch does and where. Check your work with `torchlab check`.\n"
+    )
+
+
+def _cpp_exercise(lines: list[str], at: int, indent: int) -> tuple[str, str | None]:
+    """The C++ exercise holding the region at line ``at`` ("LabdevAllocator::allocate (Task
+    5.2)") and its task: the nearest "Task N.M" comment above it, the enclosing function and
+    struct (found by indentation)."""
+    func = cls = task = None
+    func_indent = indent
+    for j in range(at - 1, -1, -1):
+        line = lines[j]
+        stripped = line.strip()
+        depth = len(line) - len(line.lstrip())
+        if task is None and (m := re.search(r"Task (\d+\.\d+)", line)):
+            task = m.group(1)
+        if not stripped or stripped.startswith("//"):
+            continue
+        if func is None and depth < indent and (m := _CPP_FUNCTION.match(line)):
+            if m.group(1) not in _CPP_NOT_FUNCTION:
+                func, func_indent = m.group(1), depth
+        elif func is not None and (m := re.match(r"struct (\w+)", stripped)):
+            if depth < func_indent:
+                cls = m.group(1)
+        if func is not None and task is not None and (cls is not None or depth == 0):
+            if depth == 0 and not stripped.startswith("struct"):
+                break
+    name = "::".join(p for p in (cls, func) if p) or "this exercise"
+    return (f"{name} (Task {task})" if task else name), task
+
+
+def make_cpp_skeleton(
+    source: str,
+    source_name: str,
+    only_tasks: set[str] | None = None,
+    *,
+    name_source: bool = True,
+) -> str:
+    """A C++ reference's skeleton: each region between ``// BEGIN SOLUTION`` and ``// END
+    SOLUTION`` becomes ``not_implemented("LabdevAllocator::allocate (Task 5.2)");``. The
+    source defines ``[[noreturn]] void not_implemented(const char*)`` (a C++ NotImplementedError
+    in Python): the skeleton compiles, and each exercise fails with its name, never a crash."""
+    lines = source.splitlines(keepends=True)
+    out = [_cpp_header(source_name if name_source else None)]
+    i = 0
+    while i < len(lines):
+        stripped = lines[i].strip()
+        if stripped == CPP_END:
+            raise ReleaseError(f"{source_name}, line {i + 1}: {CPP_END} without {CPP_BEGIN}")
+        if stripped != CPP_BEGIN:
+            out.append(lines[i])
+            i += 1
+            continue
+        indent = len(lines[i]) - len(lines[i].lstrip())
+        name, task = _cpp_exercise(lines, i, indent)
+        j = i + 1
+        while j < len(lines) and lines[j].strip() != CPP_END:
+            if lines[j].strip() == CPP_BEGIN:
+                raise ReleaseError(
+                    f"{source_name}, line {j + 1}: {CPP_BEGIN} inside another region"
+                )
+            j += 1
+        if j == len(lines):
+            raise ReleaseError(f"{source_name}, line {i + 1}: {CPP_BEGIN} is never closed")
+        if only_tasks is None or task in only_tasks:
+            out.append(f'{" " * indent}not_implemented("{name}");\n')
+        else:
+            out.extend(lines[i + 1 : j])
+        i = j + 1
+    return "".join(out)
+
+
+def week_sources(w: Week) -> list[str]:
+    """The files of a week the learner edits: the module, then its C++ (if any)."""
+    return [f"{w.module}.py", *w.native_sources]
+
+
 def skeleton_pairs(root: Path = REPO_ROOT) -> list[tuple[Week, Path, Path]]:
-    """(week, reference source, generated lab file) for every week."""
+    """(week, reference source, generated lab file) for every file of every week."""
     return [
-        (
-            w,
-            root / "reference_impl" / f"{w.module}.py",
-            root / "labs" / w.folder / f"{w.module}.py",
-        )
+        (w, root / "reference_impl" / name, root / "labs" / w.folder / name)
         for w in WEEKS.values()
+        for name in week_sources(w)
     ]
 
 

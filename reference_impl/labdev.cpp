@@ -304,7 +304,8 @@ at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blo
   // END SOLUTION
 }
 
-// Grow a labdev storage to `newsize` bytes, keeping its bytes (resize_ on a device tensor).
+// Task 5.5: grow a labdev storage to `newsize` bytes, keeping its bytes (resize_ on a device
+// tensor, and the hooks' resizePrivateUse1Bytes).
 void resize_bytes(const c10::Storage& storage, size_t newsize) {
   // BEGIN SOLUTION
   TORCH_CHECK(storage.resizable(), "labdev: trying to resize a storage that is not resizable");

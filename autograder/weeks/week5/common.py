@@ -106,8 +106,11 @@ def kind_only(fn: Callable[[], Any]) -> Any:
     try:
         return fn()
     except Exception as exc:  # noqa: BLE001 - every error is data here
+        seen = raised(exc)
+        if seen["type"] == "NotImplementedError":  # an exercise not written yet: say which
+            return seen
         message = "(how a meta kernel words it is not compared)"
-        return {"kind": "raised", "type": raised(exc)["type"], "message": message, "facts": []}
+        return {"kind": "raised", "type": seen["type"], "message": message, "facts": []}
 
 
 def mlp(seed: int, sizes: tuple[int, ...] = (4, 8, 3)) -> torch.nn.Module:
