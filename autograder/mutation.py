@@ -27,6 +27,7 @@ from types import ModuleType
 from typing import NamedTuple
 
 from autograder.cases import task_key
+from autograder.release import week_sources
 from autograder.report import PASS, Report, printable
 from autograder.runner import REPO_ROOT, resolve_impl, run_week
 from autograder.weeks import WEEKS, get_week
@@ -44,6 +45,7 @@ class Mutant:
     old: str
     new: str
     why: str = ""  # why a learner would write this (optional)
+    file: str = ""  # the file it is in: "" for the week's module, else a native source
 
 
 class MutantResult(NamedTuple):
@@ -77,11 +79,37 @@ def reference_source(week: str) -> str:
     return resolve_impl(get_week(week), "reference").read_text()
 
 
-def check_source(week: str, source: str) -> Report:
+def reference_sources(week: str) -> dict[str, str]:
+    """Every file of the week's reference the learner edits: the module, and its C++."""
+    w = get_week(week)
+    module = resolve_impl(w, "reference")
+    return {name: (module.parent / name).read_text() for name in week_sources(w)}
+
+
+Sources = str | dict[str, str]  # the module's text, or {file name: text} for every file
+
+
+def _files(week: str, source: Sources) -> dict[str, str]:
+    if isinstance(source, dict):
+        return source
+    w = get_week(week)
+    return {**reference_sources(week), f"{w.module}.py": source}
+
+
+def apply_to(week: str, source: Sources, mutant: Mutant) -> dict[str, str]:
+    """The week's files with the mutant applied to the file it names."""
+    files = dict(_files(week, source))
+    name = mutant.file or f"{get_week(week).module}.py"
+    files[name] = apply(files[name], mutant)
+    return files
+
+
+def check_source(week: str, source: Sources) -> Report:
     """Check ``source`` as the week's engine (public cases only), from a folder of its own."""
     w = get_week(week)
     with tempfile.TemporaryDirectory(prefix=f"torchlab-mutant-{w.name}-") as folder:
-        (Path(folder) / f"{w.module}.py").write_text(source)
+        for name, text in _files(week, source).items():
+            (Path(folder) / name).write_text(text)
         return run_week(w.name, folder, include_hidden=False)
 
 
@@ -89,9 +117,9 @@ def _failing(report: Report) -> tuple[str, ...]:
     return tuple(r.name for r in report.results if r.status != PASS)
 
 
-def run_mutant(week: str, mutant: Mutant, source: str | None = None) -> MutantResult:
+def run_mutant(week: str, mutant: Mutant, source: Sources | None = None) -> MutantResult:
     """Check one mutant of ``source`` (default: the week's reference)."""
-    mutated = apply(reference_source(week) if source is None else source, mutant)
+    mutated = apply_to(week, reference_sources(week) if source is None else source, mutant)
     report = check_source(week, mutated)
     if report.problems or any(r.status == "timeout" for r in report.results):
         # A busy machine can stop an import or a case on time alone: look again, once.
@@ -109,12 +137,12 @@ def mutation_score(week: str, mutants: Sequence[Mutant], jobs: int = 2) -> list[
     mutants run side by side. Every ``old`` text is checked before anything runs.
     """
     w = get_week(week)
-    source = reference_source(w.name)
+    source = reference_sources(w.name)
     others = sorted({m.week for m in mutants} - {w.name})
     if others:
         raise ValueError(f"mutants of {', '.join(others)} given to the {w.name} score")
     for m in mutants:  # every old text first: a stale mutant fails before anything runs
-        apply(source, m)
+        apply_to(w.name, source, m)
     baseline = check_source(w.name, source)
     if baseline.problems or _failing(baseline):
         raise RuntimeError(

@@ -306,6 +306,7 @@ def conv2d_shape(
     conv_output_size): input [N, C, H, W], weight [O, C/groups, kH, kW]; each spatial size is
     (size + 2*padding - dilation*(k-1) - 1) // stride + 1. RuntimeError when the channels do
     not match or an output size would be below 1."""
+
     ### BEGIN SOLUTION
     def pair(v: int | Sequence[int]) -> list[int]:
         return [v, v] if isinstance(v, int) else list(v)
@@ -349,6 +350,7 @@ def make_matmul_op(qualname: str) -> Callable[..., torch.Tensor]:
     (meta) kernel registered through ``torch.library.register_fake`` that gives the result's
     shape from ``matmul_shape`` without computing anything. FakeTensorMode, the meta device
     and ``torch.compile`` call only the fake kernel (torch/_library/custom_ops.py)."""
+
     ### BEGIN SOLUTION
     @torch.library.custom_op(qualname, mutates_args=())
     def op(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:

@@ -387,6 +387,12 @@ def skeleton_tasks(week: str) -> dict[str, list[str]]:
                 name = m.group(1).rsplit(".", 1)[-1]  # "Tensor.view" -> "view"
                 assert name == node.name, f"{node.name} raises for {m.group(1)}"
                 tasks.setdefault(m.group(2), []).append(name)
+    for source in WEEKS[week].native_sources:  # C++: not_implemented("Class::name (Task 5.2)")
+        text = (ROOT / "labs" / WEEKS[week].folder / source).read_text()
+        for qualified, task in re.findall(
+            r'not_implemented\("([\w:]+) \(Task (\d+\.\d+)\)"\)', text
+        ):
+            tasks.setdefault(task, []).append(qualified.rsplit("::", 1)[-1])
     return tasks
 
 

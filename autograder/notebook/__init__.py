@@ -111,6 +111,18 @@ TASK_TITLES: dict[str, dict[str, str]] = {
         "4.4": "statistics named as torch.cuda.memory_stats names them",
         "4.5": "the chip questions: alignment, first fit, expandable segments, traces",
     },
+    "week5": {
+        "5.1": "the device in Python: rename, torch.labdev, generated methods",
+        "5.2": "the allocator: 32-byte aligned blocks, counted (labdev.cpp)",
+        "5.3": "the device guard (labdev.cpp)",
+        "5.4": "creating tensors: empty and empty_strided (labdev.cpp)",
+        "5.5": "copies between the CPU and the device (labdev.cpp)",
+        "5.6": "views that share storage: as_strided and view (labdev.cpp)",
+        "5.7": "kernels: fill_, add, mul, sum, mm, relu (labdev.cpp)",
+        "5.8": "the boxed CPU fallback, and a model trained on the device (labdev.cpp)",
+        "5.9": "meta shape functions: broadcast, matmul, sum, conv2d, view",
+        "5.10": "meta kernels for custom ops: register_fake and C++",
+    },
 }
 
 
