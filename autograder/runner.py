@@ -48,6 +48,7 @@ class Limits:
     # "auto": bubblewrap where it runs, else the guard alone; "bubblewrap": required;
     # "none": the guard alone (a learner's own code on a machine without bubblewrap).
     isolation: str = "auto"
+    build_seconds: float = 180.0  # a native week's C++ build (compile and link), when not cached
 
 
 def isolation_for(limits: Limits) -> str:
@@ -162,7 +163,10 @@ def _build_native(w: Week, path: Path, limits: Limits) -> tuple[Path | None, str
     hide = [str(p) for p in secret_paths(w, path, False, [Path(p) for p in limits.hide_paths])]
     sources = {name: path.parent / name for name in w.native_sources}
     built = native.build(
-        w.native_library, sources, native.BuildLimits(isolation=limits.isolation), hide
+        w.native_library,
+        sources,
+        native.BuildLimits(limits.build_seconds, isolation=limits.isolation),
+        hide,
     )
     if built.library is None:
         return None, f"{', '.join(w.native_sources)} did not build: {built.error}"

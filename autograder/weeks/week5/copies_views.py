@@ -19,7 +19,7 @@ from autograder.weeks.week5.common import (
 )
 
 
-@case(W, points=3, tasks=("5.1", "5.2", "5.4", "5.5"))
+@case(W, points=3, tasks=("5.1", "5.2", "5.3", "5.4", "5.5"))
 def task_5_5_to_device_and_back(lib: Any) -> Any:
     """``x.to("labdev")`` then ``.cpu()`` gives x back, for float, double, integer and bool
     tensors; ``.to`` on the device keeps the dtype and makes a contiguous tensor there."""
@@ -32,7 +32,7 @@ def task_5_5_to_device_and_back(lib: Any) -> Any:
     return out
 
 
-@case(W, points=2, tasks=("5.1", "5.2", "5.4", "5.5"))
+@case(W, points=2, tasks=("5.1", "5.2", "5.3", "5.4", "5.5"))
 def task_5_5_copies_convert_and_keep_layout(lib: Any) -> Any:
     """A copy may change dtype on the way (CPU to device, device to device), keeps a
     transposed layout's strides (``empty_strided``), and ``copy_`` broadcasts its source."""
@@ -51,8 +51,8 @@ def task_5_5_copies_convert_and_keep_layout(lib: Any) -> Any:
     )
 
 
-@case(W, points=2, tasks=("5.1", "5.2", "5.4", "5.5"))
-def task_5_5_copy_back_resizes(lib: Any) -> Any:
+@case(W, points=2, tasks=("5.1", "5.2", "5.3", "5.4", "5.5", "5.8"))
+def task_5_8_copy_back_resizes(lib: Any) -> Any:
     """``_copy_from_and_resize``: an ``out=`` tensor on the device with the wrong shape (empty,
     or too small) gets the result's shape and values, as on the CPU (the fallback hands its
     CPU result back through it)."""
@@ -84,7 +84,7 @@ VIEWS = {
 }
 
 
-@case(W, points=4, tasks=("5.1", "5.2", "5.4", "5.5", "5.6"))
+@case(W, points=4, tasks=("5.1", "5.2", "5.3", "5.4", "5.5", "5.6"))
 def task_5_6_views_share_storage(lib: Any) -> Any:
     """Views on the device: shape, strides, offset and values as on the CPU, and the view
     shares its base's storage (``reshape`` of a transposed tensor is the one that copies)."""
@@ -101,7 +101,7 @@ def task_5_6_views_share_storage(lib: Any) -> Any:
     return out
 
 
-@case(W, points=2, tasks=("5.1", "5.2", "5.4", "5.5", "5.6"))
+@case(W, points=2, tasks=("5.1", "5.2", "5.3", "5.4", "5.5", "5.6"))
 def task_5_6_writes_show_through_views(lib: Any) -> Any:
     """A write through a view changes the base (and the other way round): no view kernel may
     copy. ``copy_`` into a row, into a column, and into the base seen by a transposed view."""
@@ -126,7 +126,7 @@ def task_5_6_writes_show_through_views(lib: Any) -> Any:
     return each({"row": row, "column": column, "base seen through a view": base})
 
 
-@case(W, points=1, tasks=("5.1", "5.2", "5.4", "5.5", "5.6"))
+@case(W, points=1, tasks=("5.1", "5.2", "5.3", "5.4", "5.5", "5.6"))
 def task_5_6_impossible_view_raises(lib: Any) -> Any:
     """``view`` refuses a shape no strides can give (a transposed tensor flattened) and a shape
     with the wrong number of elements, with RuntimeError as on the CPU."""
@@ -135,7 +135,7 @@ def task_5_6_impossible_view_raises(lib: Any) -> Any:
     return each({"t().view(6)": lambda: result(x.t().view(6), dev), "view(4)": lambda: x.view(4)})
 
 
-@case(W, points=2, tasks=("5.1", "5.2", "5.4", "5.5", "5.6"))
+@case(W, points=2, tasks=("5.1", "5.2", "5.3", "5.4", "5.5", "5.6"))
 def task_5_6_views_allocate_nothing(lib: Any) -> Any:
     """Views cost no memory: a tensor and five views of it hold one block, its own."""
     dev = device(lib)

@@ -14,7 +14,8 @@ from autograder.weeks.week5.common import W, backend_keys, device, each, geometr
 @case(W, points=2, tasks="5.1")
 def task_5_1_device_module(lib: Any) -> Any:
     """``torch.get_device_module("labdev")`` is your module and answers as torch's own device
-    module for the CPU does (``torch.cpu``): available, one device, synchronize returns."""
+    module for the CPU does (``torch.cpu``): available, one device, synchronize and
+    ``set_device(0)`` return."""
     dev = device(lib)
     mod = torch.get_device_module(dev)
     return each(
@@ -22,6 +23,7 @@ def task_5_1_device_module(lib: Any) -> Any:
             "is_available": lambda: mod.is_available(),
             "device_count": lambda: mod.device_count(),
             "synchronize": lambda: mod.synchronize(),
+            "set_device(0)": lambda: mod.set_device(0),
             "torch.<name> is the same module": lambda: getattr(torch, dev) is mod,
         }
     )

@@ -10,17 +10,16 @@ import torch
 from autograder.cases import case
 from autograder.weeks.week5.common import W, data, device, each, fell_back, mlp, result
 
-T7 = ("5.1", "5.2", "5.4", "5.5", "5.7")
 
-
-@case(W, points=2, tasks=T7)
+@case(W, points=2, tasks=("5.1", "5.2", "5.3", "5.4", "5.5", "5.6", "5.7"))
 def task_5_7_factories(lib: Any) -> Any:
-    """``torch.full``, ``ones`` and ``zeros`` on the device (``empty`` then ``fill_``), for
-    float, integer and bool dtypes, and ``fill_`` on a view."""
+    """``torch.full`` and ``ones`` on the device (``empty`` then ``fill_``), for float, integer
+    and bool dtypes, and ``fill_`` on a view. (``zeros`` calls ``zero_``, which has no device
+    kernel here: it falls back, Task 5.8.)"""
     dev = device(lib)
 
     def fill_view() -> Any:
-        x = torch.zeros(3, 4, device=dev)
+        x = torch.full((3, 4), 0.0, device=dev)
         x[:, 1].fill_(5)
         return result(x, dev)
 
@@ -28,13 +27,13 @@ def task_5_7_factories(lib: Any) -> Any:
         {
             "full 2.5": lambda: result(torch.full((2, 3), 2.5, device=dev), dev),
             "ones int64": lambda: result(torch.ones(4, dtype=torch.int64, device=dev), dev),
-            "zeros bool": lambda: result(torch.zeros(2, dtype=torch.bool, device=dev), dev),
+            "full bool": lambda: result(torch.full((2,), True, device=dev), dev),
             "fill_ a column": fill_view,
         }
     )
 
 
-@case(W, points=3, tasks=T7)
+@case(W, points=3, tasks=("5.1", "5.2", "5.3", "5.4", "5.5", "5.6", "5.7"))
 def task_5_7_add_and_mul(lib: Any) -> Any:
     """``add`` and ``mul`` on the device: same shapes, broadcasting, a Python number (which
     arrives as a CPU scalar tensor), ``alpha``, int with float (promotion), a transposed input."""
@@ -58,7 +57,7 @@ def task_5_7_add_and_mul(lib: Any) -> Any:
     )
 
 
-@case(W, points=2, tasks=T7)
+@case(W, points=2, tasks=("5.1", "5.2", "5.3", "5.4", "5.5", "5.7"))
 def task_5_7_sum(lib: Any) -> Any:
     """``sum`` on the device: everything, one dim, a negative dim, several dims, keepdim, an
     integer tensor (int64 result) and a dtype argument."""
@@ -78,7 +77,7 @@ def task_5_7_sum(lib: Any) -> Any:
     )
 
 
-@case(W, points=2, tasks=T7)
+@case(W, points=2, tasks=("5.1", "5.2", "5.3", "5.4", "5.5", "5.6", "5.7"))
 def task_5_7_mm_and_relu(lib: Any) -> Any:
     """``mm`` (also with a transposed argument, and refusing shapes that do not fit with the
     CPU's RuntimeError and numbers) and ``relu``."""
@@ -96,8 +95,8 @@ def task_5_7_mm_and_relu(lib: Any) -> Any:
     )
 
 
-@case(W, points=2, tasks=("5.1", "5.2", "5.4", "5.5", "5.6", "5.7", "5.8"))
-def task_5_8_own_kernels_do_not_fall_back(lib: Any) -> Any:
+@case(W, points=2, tasks=("5.1", "5.2", "5.3", "5.4", "5.5", "5.6", "5.7"))
+def task_5_7_own_kernels_do_not_fall_back(lib: Any) -> Any:
     """The device's own kernels run on the device: a program of add, mul, sum, mm, relu and
     views sends nothing to the fallback; the results stay on the device."""
     dev = device(lib)
@@ -122,7 +121,7 @@ FALLBACK_PROGRAMS = {
 }
 
 
-@case(W, points=3, tasks=("5.1", "5.2", "5.4", "5.5", "5.8"))
+@case(W, points=3, tasks=("5.1", "5.2", "5.3", "5.4", "5.5", "5.6", "5.8"))
 def task_5_8_fallback_computes(lib: Any) -> Any:
     """Ops without a device kernel run through the fallback and give the CPU's values, on the
     device: sub, exp, neg, comparison and where, cat, indexing, max, cumsum."""
@@ -138,7 +137,7 @@ def task_5_8_fallback_computes(lib: Any) -> Any:
     return out
 
 
-@case(W, points=2, tasks=("5.1", "5.2", "5.4", "5.5", "5.7", "5.8"))
+@case(W, points=2, tasks=("5.1", "5.2", "5.3", "5.4", "5.5", "5.6", "5.8"))
 def task_5_8_fallback_logs_each_op(lib: Any) -> Any:
     """The fallback notes every op it takes: for each program, the ops that reached it are
     those torch dispatches for it that have no device kernel (and are not composed of others)."""
@@ -154,7 +153,7 @@ def task_5_8_fallback_logs_each_op(lib: Any) -> Any:
     return out
 
 
-@case(W, points=3, tasks=("5.1", "5.2", "5.4", "5.5", "5.6", "5.8"))
+@case(W, points=3, tasks=("5.1", "5.2", "5.3", "5.4", "5.5", "5.6", "5.8"))
 def task_5_8_in_place_ops_copy_back(lib: Any) -> Any:
     """An in-place op or an ``out=`` op that falls back must copy its result back into the
     device tensor (``cpu_fallback`` does, when the kernel writes through the CPU copy): the
@@ -195,14 +194,14 @@ def _train(dev: str, seed: int, steps: int, lr: float, momentum: float = 0.0) ->
     return {"losses": losses, "grads": grads, "params": params}
 
 
-@case(W, points=4, tasks=("5.1", "5.2", "5.4", "5.5", "5.6", "5.7", "5.8"))
+@case(W, points=4, tasks=("5.1", "5.2", "5.3", "5.4", "5.5", "5.6", "5.7", "5.8"))
 def task_5_8_mlp_trains_on_the_device(lib: Any) -> Any:
     """A small MLP (Linear, ReLU, Linear) on the device: three SGD steps give the CPU's losses,
     and the last gradients and weights, on the device."""
     return _train(device(lib), seed=1, steps=3, lr=0.1)
 
 
-@case(W, points=2, tasks=("5.1", "5.2", "5.4", "5.5", "5.6", "5.7", "5.8"))
+@case(W, points=2, tasks=("5.1", "5.2", "5.3", "5.4", "5.5", "5.6", "5.7", "5.8"))
 def task_5_8_autograd_on_the_device(lib: Any) -> Any:
     """``backward`` on the device (the engine needs the guard and the hooks): gradients of a
     product, a broadcast sum and a matmul land on the device with the CPU's values."""
@@ -218,7 +217,7 @@ def task_5_8_autograd_on_the_device(lib: Any) -> Any:
     return each({"grads": run})
 
 
-@case(W, points=3, tasks=("5.1", "5.2", "5.4", "5.5", "5.6", "5.7", "5.8"))
+@case(W, points=3, tasks=("5.1", "5.2", "5.3", "5.4", "5.5", "5.6", "5.7", "5.8"))
 def task_5_8_training_leaks_nothing(lib: Any) -> Any:
     """After a training step nothing stays allocated but what the model keeps: its weights and
     gradients (one block each); a step whose model is dropped leaves nothing."""

@@ -146,7 +146,7 @@ def _meta_and_fake(op: Any, *shapes: list[int]) -> Any:
     return {"meta": kind_only(on_meta), "fake": kind_only(under_fake)}
 
 
-@case(W, points=3, tasks=("5.9", "5.10"))
+@case(W, points=3, tasks=("5.3", "5.9", "5.10"))
 def task_5_10_custom_op_with_fake_kernel(lib: Any) -> Any:
     """``make_matmul_op``: the custom op computes ``a @ b``; on meta tensors and under
     FakeTensorMode its fake kernel gives torch's shapes; ``torch.compile(backend="eager",
@@ -169,7 +169,7 @@ def task_5_10_custom_op_with_fake_kernel(lib: Any) -> Any:
     )
 
 
-@case(W, points=3, tasks=("5.1", "5.10"))
+@case(W, points=3, tasks=("5.1", "5.3", "5.10"))
 def task_5_10_cpp_meta_kernel(lib: Any) -> Any:
     """``labdev::linear_relu``'s Meta kernel (C++): on meta tensors and under FakeTensorMode it
     gives ``relu(linear(x, w, b))``'s shape for a matrix and a batch; compiled with
