@@ -8,7 +8,7 @@
 # the worker's own seccomp filter and namespaces are then the wall. Without it,
 # `torchlab grade` refuses and names the reason (`--unsafe-no-sandbox` overrides).
 FROM python:3.11-slim-bookworm
-RUN apt-get update -qq && apt-get install -y -qq graphviz bubblewrap && rm -rf /var/lib/apt/lists/*
+RUN apt-get update -qq && apt-get install -y -qq graphviz bubblewrap g++ ninja-build && rm -rf /var/lib/apt/lists/*
 WORKDIR /opt/torchlab
 COPY . .
 RUN pip install --no-cache-dir torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu \

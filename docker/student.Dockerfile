@@ -2,7 +2,7 @@
 #   torchlab release --out release/ && docker build -f docker/student.Dockerfile -t torchlab-lab release/
 #   docker run --rm -p 8888:8888 torchlab-lab
 FROM python:3.11-slim-bookworm
-RUN apt-get update -qq && apt-get install -y -qq graphviz bubblewrap && rm -rf /var/lib/apt/lists/*
+RUN apt-get update -qq && apt-get install -y -qq graphviz bubblewrap g++ ninja-build && rm -rf /var/lib/apt/lists/*
 RUN useradd --create-home learner
 WORKDIR /home/learner/torchlab
 COPY --chown=learner . .

@@ -4,13 +4,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Debian packages: graphviz's `dot` (torchviz draws graphs with it) and bubblewrap (`bwrap`,
-# the sandbox every grading worker runs in). Without root and without sudo, ask an admin for
-# `apt-get install graphviz bubblewrap` (or use the docker/ images); checking your own code
-# works without bubblewrap, and `torchlab grade` says what is missing.
+# Debian packages: graphviz's `dot` (torchviz draws graphs with it), bubblewrap (`bwrap`, the
+# sandbox every grading worker runs in) and g++ (week 5 builds C++; ninja comes from pip, and
+# from Debian's ninja-build where apt can install it). Without root and without sudo, ask an
+# admin for `apt-get install graphviz bubblewrap g++ ninja-build` (or use the docker/ images);
+# checking your own code works without bubblewrap, and `torchlab grade` says what is missing.
 NEED=""
 command -v dot >/dev/null 2>&1 || NEED="$NEED graphviz"
 command -v bwrap >/dev/null 2>&1 || NEED="$NEED bubblewrap"
+command -v g++ >/dev/null 2>&1 || NEED="$NEED g++"
+command -v ninja >/dev/null 2>&1 || NEED="$NEED ninja-build"
 if [ -n "$NEED" ]; then
   echo "== installing$NEED (apt)"
   SUDO=""

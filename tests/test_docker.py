@@ -48,6 +48,7 @@ def test_apt_lists_are_cleaned_in_the_same_layer(path):
         if word == "RUN" and "apt-get install" in args:
             assert "rm -rf /var/lib/apt/lists/*" in args, f"{path.name}: RUN {args}"
             assert "graphviz" in args and "bubblewrap" in args, "dot for torchviz; the sandbox"
+            assert "g++" in args and "ninja-build" in args, "week 5 builds C++ with ninja"
 
 
 @pytest.mark.parametrize("path", DOCKERFILES, ids=lambda p: p.name)

@@ -3,7 +3,7 @@
 # zip holds the instructor's copy of torchlab (with reference_impl and hidden cases), which
 # Gradescope unpacks to /autograder/source.
 set -euo pipefail
-apt-get update -qq && apt-get install -y -qq graphviz bubblewrap python3-pip
+apt-get update -qq && apt-get install -y -qq graphviz bubblewrap g++ ninja-build python3-pip
 cd /autograder/source
 pip3 install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu
 pip3 install -e .
