@@ -197,12 +197,12 @@ def students_in(submissions: Path) -> dict[str, Path]:
 
 def _submission_digest(files: Path) -> str:
     h = hashlib.sha256()
-    for p in sorted(files.rglob("*.py")):
+    for p in sorted(f for f in files.rglob("*") if f.is_file()):  # Python and C++ alike
         h.update(p.relative_to(files).as_posix().encode() + b"\0" + p.read_bytes())
     return h.hexdigest()[:20]
 
 
-MAX_SUBMISSION_BYTES = 8 * 2**20  # a lab folder's Python files, all together
+MAX_SUBMISSION_BYTES = 8 * 2**20  # a lab folder's Python (and C++) files, all together
 
 
 def _lab_folder(student_dir: Path, week: str) -> tuple[Path | None, str | None]:
@@ -230,21 +230,23 @@ def _lab_folder(student_dir: Path, week: str) -> tuple[Path | None, str | None]:
 
 
 def _private_copy(student_dir: Path, week: str, into: Path) -> str | None:
-    """Copy the student's lab folder (its Python files) to a private place, the only files
-    the worker gets. Returns a reason to reject the submission, or None."""
+    """Copy the student's lab folder (its Python files, and a native week's C++ sources) to a
+    private place, the only files the build and the worker get. Returns a reason to reject the
+    submission, or None."""
     into.mkdir(parents=True, exist_ok=True)
     folder, problem = _lab_folder(student_dir, week)
     if problem or folder is None:
         return problem
     total = 0
-    for p in sorted(folder.glob("*.py")):
+    native = [folder / name for name in get_week(week).native_sources]
+    for p in sorted(folder.glob("*.py")) + native:
         if p.is_symlink():
             return f"{p.name} is a symbolic link: submit the files themselves"
         if not p.is_file():
             continue
         total += p.stat().st_size
         if total > MAX_SUBMISSION_BYTES:
-            return f"the lab's Python files are larger than {MAX_SUBMISSION_BYTES // 2**20} MB"
+            return f"the lab's files are larger than {MAX_SUBMISSION_BYTES // 2**20} MB"
         fd = os.open(p, os.O_RDONLY | os.O_NOFOLLOW)
         with os.fdopen(fd, "rb") as src, open(into / p.name, "wb") as dst:
             shutil.copyfileobj(src, dst)

@@ -139,8 +139,8 @@ WEEK5_MUTANTS: list[Mutant] = [
         "results always contiguous",
         "      meta.sizes(), meta.strides(), meta.scalar_type(), std::nullopt, std::nullopt, "
         "std::nullopt);",
-        "      meta.sizes(), c10::contiguous_strides(meta.sizes()), meta.scalar_type(), "
-        "std::nullopt,\n      std::nullopt, std::nullopt);",
+        "      meta.sizes(), meta.contiguous().strides(), meta.scalar_type(), std::nullopt,\n"
+        "      std::nullopt, std::nullopt);",
         "ignores the layout TensorIterator picks for a transposed input",
         CPP,
     ),
