@@ -42,6 +42,7 @@ import nbformat
 from nbformat.notebooknode import NotebookNode
 
 from autograder.cases import load_week, task_key
+from autograder.release import make_skeleton
 from autograder.runner import REPO_ROOT
 from autograder.weeks import Week, get_week
 
@@ -126,6 +127,26 @@ def _test_source(week: str, name: str) -> str:
     return f'from autograder.nbgrader_cell import grade_case\n\ngrade_case("{week}", "{name}")'
 
 
+def _native_cells(week: Week) -> list[NotebookNode]:
+    """A native week's C++, one plain cell per file: ``%%writefile labdev.cpp`` and the
+    skeleton torchlab generates. Not an nbgrader solution cell: nbgrader's stub is one per
+    notebook language (Python), and would make the C++ invalid. The cell is unlocked and not
+    graded, so autograde keeps what the student wrote, and the test cells build it."""
+    cells = []
+    for name in week.native_sources:
+        source = REPO_ROOT / "reference_impl" / name
+        skeleton = make_skeleton(source.read_text(), name, name_source=False)
+        cells.append(
+            nbformat.v4.new_markdown_cell(
+                f"The C++ half: the cell below saves `{name}` next to this notebook. Replace "
+                "each `not_implemented(...)` with your code and run the cell; the checks build "
+                "it (the first build takes about 15 s, an unchanged file is not built again)."
+            )
+        )
+        cells.append(nbformat.v4.new_code_cell(f"%%writefile {name}\n" + skeleton.rstrip("\n")))
+    return cells
+
+
 def source_notebook(week_name: str) -> NotebookNode:
     """The nbgrader source notebook of one week (answers and hidden tests included)."""
     week = get_week(week_name)
@@ -148,6 +169,7 @@ def source_notebook(week_name: str) -> NotebookNode:
             answer, metadata=_meta(f"{week.module}_answer", solution=True, locked=False)
         )
     )
+    cells += _native_cells(week)
     for c in public:
         task = f" (task {max(c.tasks, key=task_key)})" if c.tasks else ""
         header = f"# {c.name}{task}: {c.points} point{'s' if c.points != 1 else ''}\n"

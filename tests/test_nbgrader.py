@@ -197,3 +197,23 @@ def test_grade_case_is_silent_and_rechecks_a_changed_file(
     with pytest.raises(AssertionError, match="no case called 'nope'"):
         grade_case("week1", "nope")
     assert capfd.readouterr() == ("", "")
+
+
+def test_nbgrader_releases_a_native_week(tmp_path: Path) -> None:
+    """Week 5 through nbgrader's generate_assignment: the Python answer cell becomes stubs,
+    the C++ cell keeps torchlab's skeleton (which compiles: the release's own check builds the
+    same text), no solution and no hidden case reaches the student."""
+    course = tmp_path / "course"
+    assert torchlab(["nbgrader", "export", str(course), "--week", "week5"]) == 0
+    _run(course, {}, "generate_assignment", "week5")
+    released = nbformat.read(course / "release" / "week5" / "week5.ipynb", as_version=4)
+    text = "\n".join(c.source for c in released.cells)
+    [cpp] = [c for c in released.cells if c.source.startswith("%%writefile labdev.cpp\n")]
+    skeleton = (REPO / "labs" / "week5_privateuse1" / "labdev.cpp").read_text()
+    body = "// Week 5, the C++ half"  # the skeleton from here on (the headers name sources)
+    assert body in cpp.source and skeleton[skeleton.index(body) :].rstrip() in cpp.source
+    assert 'not_implemented("LabdevAllocator::allocate (Task 5.2)");' in cpp.source
+    assert "BEGIN SOLUTION" not in text and "HIDDEN TESTS" not in text
+    assert "std::aligned_alloc" not in text  # the allocator's answer stays with the course
+    assert released.cells[1].source.startswith("%%writefile privateuse1.py\n")
+    assert "YOUR CODE HERE" in released.cells[1].source
