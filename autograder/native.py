@@ -4,13 +4,13 @@ A native week (``Week.native_sources``) ships C++ beside the learner's Python mo
 runner builds it here, in the grader's process tree but never in the worker's:
 
 - the build is keyed by a hash of the sources, torch's version and the flags, so an unchanged
-  submission (or the reference, across a whole class) is built once and found again;
+  submission (or the same file across a whole class) is built once and found again;
 - it runs ``torch.utils.cpp_extension``'s ninja build in a child process with a wall-clock
   limit, an address-space limit and its own process group (a build that never ends is
   stopped, and all of its compilers with it);
 - under bubblewrap that child sees only the system's compilers and headers, Python and torch,
   and a copy of the sources: no network, no grader files, nothing else of the course (an
-  ``#include`` of the reference finds nothing), and it writes only its build folder;
+  ``#include`` of the course's answers finds nothing), and it writes only its build folder;
 - a failed build gives the compiler's first error as "labdev.cpp, line 42: error: ..." for the
   learner's report; a compile error is cached like a library (the same source fails the same
   way), a timeout is not.
@@ -99,6 +99,11 @@ def first_error(output: str, sources: list[str]) -> str:
     if m:  # an error inside a header, reached from the learner's file
         name = Path(m.group("file")).name
         return f"{name}, line {m.group('line')}: error: {m.group('message').strip()}"[:500]
+    if "out of memory" in output or "virtual memory exhausted" in output:
+        return (
+            "the compiler ran out of memory and was stopped: a template that multiplies "
+            "without end, or an #include of something endless?"
+        )
     m = _UNDEFINED.search(output)
     if m:
         return f"the library does not link: undefined {m.group('symbol').strip()}"[:500]

@@ -68,7 +68,10 @@ def cache_key(week: str) -> str:
     for mod in case_modules(week) + [truth_module(week) or ""]:
         if not mod:
             continue
-        spec = importlib.util.find_spec(mod)
+        try:
+            spec = importlib.util.find_spec(mod)
+        except ModuleNotFoundError:  # a student copy has no autograder/hidden at all
+            continue
         if spec is None or not spec.origin:
             continue
         files = [Path(spec.origin)]

@@ -194,7 +194,7 @@ struct LabdevGuardImpl final : c10::impl::DeviceGuardImplInterface {
     // BEGIN SOLUTION
     TORCH_CHECK(d.type() == kLabdev, "labdev guard: expected a labdev device, got ", d);
     TORCH_CHECK(
-        d.index() >= 0 && d.index() < kDeviceCount, "labdev: there is no device ", d.index());
+        d.index() >= 0 && d.index() < kDeviceCount, "labdev: there is no device ", static_cast<int>(d.index()));
     current_device = d.index();
     // END SOLUTION
   }

@@ -44,7 +44,8 @@ HOSTILE: dict[str, tuple[str, str, str]] = {
     "static_init_abort": (
         "a static initializer that aborts the process as the library loads",
         "namespace {\nstruct RegisterHooks {",
-        "namespace {\nstruct Abort { Abort() { std::abort(); } } abort_now;\nstruct RegisterHooks {",
+        "namespace {\nstruct Abort { Abort() { std::abort(); } } abort_now;\n"
+        "struct RegisterHooks {",
     ),
     "kernel_overflow": (
         "an add kernel that writes 64 MiB past the end of its result",
@@ -54,9 +55,8 @@ HOSTILE: dict[str, tuple[str, str, str]] = {
     ),
     "kernel_throws": (
         "a mul kernel that throws a C++ exception",
-        "  at::Tensor out = empty_result(at::mul(vendor::meta_like(self), vendor::meta_like(other)));",
-        '  throw std::runtime_error("labdev mul: the chip is on fire");\n'
-        "  at::Tensor out = empty_result(at::mul(vendor::meta_like(self), vendor::meta_like(other)));",
+        "  at::mul_out(host_out, vendor::host(self), vendor::host(other));",
+        '  throw std::runtime_error("labdev mul: the chip is on fire");',
     ),
     "endless_build": (
         "a build that never ends (the preprocessor reads /dev/zero)",
@@ -122,10 +122,15 @@ def test_a_static_initializer_finds_nothing_to_read_or_write(graded):
     assert _passed(graded["h_static_init_escape"]) == _passed(graded["ada_reference"])
 
 
-def test_a_library_that_aborts_at_load_fails_every_case(graded):
+def test_a_library_that_aborts_at_load_fails_every_case_that_loads_it(graded):
     report = graded["h_static_init_abort"]
-    assert report["score"] == 0
-    assert "crashed" in _everything(report) or "died" in _everything(report)
+    failed = [r for r in report["results"] if r["status"] != PASS]
+    assert {"task_5_1_device_module", "task_5_4_empty", "task_5_8_mlp_trains_on_the_device"} <= {
+        r["name"] for r in failed
+    }
+    for r in failed:  # each says the process died and how; the shape functions still pass
+        assert "killed by SIGABRT" in r["message"] or "died" in r["message"], r
+    assert "task_5_9_matmul_shape" in _passed(report)
 
 
 def test_a_kernel_that_writes_outside_its_buffer_fails_only_its_cases(graded):
@@ -146,7 +151,9 @@ def test_a_cpp_exception_is_a_python_error_with_its_message(graded):
 def test_a_build_that_never_ends_is_stopped(graded):
     report = graded["h_endless_build"]
     assert report["score"] == 0
-    assert f"took longer than {LIMITS.build_seconds:g} s" in " ".join(report["problems"])
+    problems = " ".join(report["problems"])  # whichever limit stops it first says so
+    stopped = (f"took longer than {LIMITS.build_seconds:g} s", "ran out of memory and was stopped")
+    assert "did not build" in problems and any(s in problems for s in stopped), problems
 
 
 @pytest.mark.skipif(UNSAFE, reason="without bubblewrap the compiler sees the whole machine")

@@ -42,7 +42,8 @@ def hint(exc: BaseException) -> str:
     first = first.removeprefix("not implemented yet: ")
     task = _TASK.search(text)
     if task:
-        return f"not implemented yet: {first}. Write Task {task.group(1)} first, then re-run this cell."
+        then = "first, then re-run this cell."
+        return f"not implemented yet: {first}. Write Task {task.group(1)} {then}"
     if any(marker in text for marker in _NOT_SET_UP):
         return (
             "the device is not set up yet: write Task 5.1 (setup and the module functions) "

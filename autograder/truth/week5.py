@@ -15,8 +15,13 @@ Hidden from every worker (see ``autograder/truth/__init__.py``).
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import subprocess
+import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from autograder.weeks.week5.common import base_name
@@ -33,17 +38,20 @@ def _setup(torch: Any) -> str:
     return "cpu"
 
 
-def _tensors(kept: Any) -> list[Any]:
+def _storages(kept: Any) -> list[Any]:
+    """The storages behind what a program kept: tensors' storages, and storages themselves."""
     if isinstance(kept, list | tuple):
-        return [t for k in kept for t in _tensors(k)]
+        return [s for k in kept for s in _storages(k)]
     if isinstance(kept, dict):
-        return [t for k in kept.values() for t in _tensors(k)]
-    return [kept] if hasattr(kept, "untyped_storage") else []
+        return [s for k in kept.values() for s in _storages(k)]
+    if hasattr(kept, "untyped_storage"):
+        return [kept.untyped_storage()]
+    return [kept] if hasattr(kept, "nbytes") and hasattr(kept, "data_ptr") else []
 
 
 def _memory_held(torch: Any, program: Callable[[], Any]) -> dict[str, int]:
     kept = program()
-    storages = {t.untyped_storage().data_ptr(): t.untyped_storage() for t in _tensors(kept)}
+    storages = {s.data_ptr(): s for s in _storages(kept)}
     sizes = [s.nbytes() for s in storages.values() if s.nbytes() > 0]
     return {"bytes": sum((n + 31) // 32 * 32 for n in sizes), "blocks": len(sizes)}
 
@@ -64,6 +72,25 @@ def _fallback_ops(torch: Any, program: Callable[[], Any]) -> list[str]:
         if base_name(op) not in LAB_KERNELS and not composed:
             out.append(f"aten::{base_name(op)}")
     return out
+
+
+def _guard_program(torch: Any, program: Callable[[str], Any]) -> Any:
+    """``program(device name)`` run on torch's own Python PrivateUse1 backend (torch/utils/
+    backend_registration.py, _setup_privateuseone_for_python_backend: one device, its guard
+    torch._C._acc.DeviceGuard), in a child process: a backend is renamed once per process,
+    and never in the grader's."""
+    code = (
+        "import importlib, json, sys, torch\n"
+        "from torch.utils.backend_registration import _setup_privateuseone_for_python_backend\n"
+        "_setup_privateuseone_for_python_backend('labdev')\n"
+        f"fn = getattr(importlib.import_module({program.__module__!r}), {program.__name__!r})\n"
+        "print(json.dumps(fn('labdev')))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    if out.returncode != 0:
+        raise RuntimeError(f"torch's Python backend could not run {program.__name__}: {out.stderr}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def _meta(torch: Any, shape: Sequence[int]) -> Any:
@@ -116,6 +143,7 @@ TORCH_EXTRAS = {
     "setup": _setup,
     "memory_held": _memory_held,
     "fallback_ops": _fallback_ops,
+    "guard_program": _guard_program,
     "broadcast_shapes": _broadcast_shapes,
     "matmul_shape": _matmul_shape,
     "sum_shape": _sum_shape,

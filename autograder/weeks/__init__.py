@@ -21,8 +21,9 @@ class Week:
     # "pinned" (autograder/truth/<week>_pinned.json, for a week whose truth lives on a GPU;
     # see autograder/pinning.py).
     truth: str = "torch"
-    # C++ the learner edits beside the module (reference_impl/<file> with // BEGIN SOLUTION
-    # regions), built by autograder/native.py into lib<native_library> before the worker runs.
+    # C++ the learner edits beside the module (its source has // BEGIN SOLUTION regions, like
+    # the Python's), built by autograder/native.py into lib<native_library> before the worker
+    # runs.
     native_sources: tuple[str, ...] = ()
     native_library: str = ""
 

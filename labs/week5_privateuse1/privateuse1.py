@@ -200,6 +200,12 @@ def memory_held(program: Callable[[], Any]) -> dict[str, int]:
     }
 
 
+def guard_program(program: Callable[[str], Any]) -> Any:
+    """``program(device name)`` on your device (torch's side runs it on torch's own Python
+    backend for PrivateUse1, whose guard is the model for yours)."""
+    return program(setup())
+
+
 def linear_relu(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     """The fused op of Task 5.10, ``torch.ops.labdev.linear_relu`` (labdev.cpp)."""
     return torch.ops.labdev.linear_relu(x, w, b)
@@ -241,6 +247,7 @@ def conv2d_shape(
     conv_output_size): input [N, C, H, W], weight [O, C/groups, kH, kW]; each spatial size is
     (size + 2*padding - dilation*(k-1) - 1) // stride + 1. RuntimeError when the channels do
     not match or an output size would be below 1."""
+
     raise NotImplementedError("conv2d_shape (Task 5.9)")
 
 
@@ -259,4 +266,5 @@ def make_matmul_op(qualname: str) -> Callable[..., torch.Tensor]:
     (meta) kernel registered through ``torch.library.register_fake`` that gives the result's
     shape from ``matmul_shape`` without computing anything. FakeTensorMode, the meta device
     and ``torch.compile`` call only the fake kernel (torch/_library/custom_ops.py)."""
+
     raise NotImplementedError("make_matmul_op (Task 5.10)")

@@ -56,6 +56,70 @@ def task_5_1_generated_methods(lib: Any) -> Any:
     }
 
 
+@case(W, points=3, tasks=("5.1", "5.2"))
+def task_5_2_allocator_alone(lib: Any) -> Any:
+    """The allocator alone (``torch.UntypedStorage(n, device=...)`` asks it for n bytes, no
+    kernel involved): each storage has its n bytes on the device in a 32-byte aligned block;
+    the allocator holds each block rounded up to 32 bytes (none for zero bytes) and has them
+    all back when the storages go."""
+    dev = device(lib)
+
+    def storage(n: int) -> Any:
+        s = torch.UntypedStorage(n, device=dev)
+        return {"nbytes": s.nbytes(), "aligned": s.data_ptr() % 32 == 0, "device": s.device.type}
+
+    def held(*sizes: int) -> Any:
+        return lambda: lib.memory_held(lambda: [torch.UntypedStorage(n, device=dev) for n in sizes])
+
+    out = each({f"{n} bytes": lambda n=n: storage(n) for n in (1, 32, 40, 100, 0)})
+    for row in out.values():
+        if isinstance(row, dict) and row.get("device") == dev:
+            row["device"] = "the device"
+    out.update(
+        each(
+            {
+                "held: 40 bytes": held(40),
+                "held: 1, 33, 64, 0 bytes": held(1, 33, 64, 0),
+                "held after they go": lambda: lib.memory_held(
+                    lambda: [torch.UntypedStorage(500, device=dev)].clear()
+                ),
+            }
+        )
+    )
+    return out
+
+
+def _guard_calls(dev: str) -> Any:
+    """What torch asks a backend's device guard, through ``torch.accelerator``
+    (torch/accelerator/__init__.py): the current index (getDevice), setting it (setDevice),
+    and a ``device_index`` block that swaps it in and back (exchangeDevice)."""
+    from autograder.observe import guard
+
+    def swapped() -> Any:
+        with torch.accelerator.device_index(0):
+            inside = torch.accelerator.current_device_index()
+        return [inside, torch.accelerator.current_device_index()]
+
+    return {
+        "accelerator": guard(lambda: str(torch.accelerator.current_accelerator()) == dev),
+        "current index": guard(lambda: torch.accelerator.current_device_index()),
+        "set index 0": guard(lambda: torch.accelerator.set_device_index(0)),
+        "current after": guard(lambda: torch.accelerator.current_device_index()),
+        "device_index(0) block": guard(swapped),
+        "device module's current_device": guard(
+            lambda: torch.get_device_module(dev).current_device()
+        ),
+    }
+
+
+@case(W, points=2, tasks=("5.1", "5.3"))
+def task_5_3_guard_answers_as_torchs_own(lib: Any) -> Any:
+    """Your guard, through ``torch.accelerator``, answers as the device guard of torch's own
+    Python backend for PrivateUse1 (``_setup_privateuseone_for_python_backend``): device 0 is
+    current, setting it works, a ``device_index(0)`` block enters and leaves it."""
+    return lib.guard_program(_guard_calls)
+
+
 @case(W, points=3, tasks=("5.1", "5.2", "5.4"))
 def task_5_4_empty(lib: Any) -> Any:
     """``torch.empty`` on the device (``empty.memory_format``): shape, contiguous strides,
