@@ -74,6 +74,18 @@ def _fallback_ops(torch: Any, program: Callable[[], Any]) -> list[str]:
     return out
 
 
+def _allocator_probe(torch: Any, nbytes: int) -> dict[str, Any]:
+    """A storage of ``nbytes`` from torch's CPU allocator (64-byte aligned, so 32 too), held as
+    the chip holds it: its nbytes rounded up to 32, one block unless it is empty."""
+    s = torch.UntypedStorage(nbytes)
+    n = s.nbytes()
+    return {
+        "aligned": s.data_ptr() % 32 == 0,
+        "while it lives": {"bytes": (n + 31) // 32 * 32, "blocks": int(n > 0)},
+        "after": {"bytes": 0, "blocks": 0},
+    }
+
+
 def _guard_program(torch: Any, program: Callable[[str], Any]) -> Any:
     """``program(device name)`` run on torch's own Python PrivateUse1 backend (torch/utils/
     backend_registration.py, _setup_privateuseone_for_python_backend: one device, its guard
@@ -144,6 +156,7 @@ TORCH_EXTRAS = {
     "memory_held": _memory_held,
     "fallback_ops": _fallback_ops,
     "guard_program": _guard_program,
+    "allocator_probe": _allocator_probe,
     "broadcast_shapes": _broadcast_shapes,
     "matmul_shape": _matmul_shape,
     "sum_shape": _sum_shape,

@@ -132,6 +132,24 @@ std::vector<int64_t> memory_stats() {
   return {stats.allocated_bytes, stats.peak_bytes, stats.live_blocks, stats.total_allocations};
 }
 
+// Given: the allocator's own check, with no kernel and no guard in the way: a block of n bytes
+// from the allocator, whether it is aligned, what the counters say while it lives (bytes,
+// blocks) and after its DataPtr is gone.
+std::vector<int64_t> allocator_probe(int64_t n) {
+  std::vector<int64_t> before = memory_stats();
+  std::vector<int64_t> out;
+  {
+    c10::DataPtr block = allocator.allocate(static_cast<size_t>(n));
+    std::vector<int64_t> during = memory_stats();
+    bool aligned = reinterpret_cast<uintptr_t>(block.get()) % kAlignment == 0;
+    out = {aligned, during[0] - before[0], during[2] - before[2]};
+  }
+  std::vector<int64_t> after = memory_stats();
+  out.push_back(after[0] - before[0]);
+  out.push_back(after[2] - before[2]);
+  return out;
+}
+
 void reset_peak_memory_stats() {
   std::lock_guard<std::mutex> lock(stats_mutex);
   stats.peak_bytes = stats.allocated_bytes;
@@ -432,6 +450,7 @@ TORCH_LIBRARY_IMPL(_, PrivateUse1, m) {
 TORCH_LIBRARY(labdev, m) {
   m.def("memory_stats() -> int[]", &labdev::memory_stats);
   m.def("reset_peak_memory_stats() -> ()", &labdev::reset_peak_memory_stats);
+  m.def("allocator_probe(int n) -> int[]", &labdev::allocator_probe);
   m.def("fallback_log() -> str[]", &labdev::fallback_log);
   m.def("clear_fallback_log() -> ()", &labdev::clear_fallback_log);
   m.def("linear_relu(Tensor x, Tensor w, Tensor b) -> Tensor");

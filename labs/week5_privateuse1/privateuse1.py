@@ -200,6 +200,18 @@ def memory_held(program: Callable[[], Any]) -> dict[str, int]:
     }
 
 
+def allocator_probe(nbytes: int) -> dict[str, Any]:
+    """Your allocator (Task 5.2) asked directly for ``nbytes``, with nothing else of the device
+    in the way (``torch.ops.labdev.allocator_probe``, given in labdev.cpp)."""
+    load_library()
+    aligned, held, blocks, after, after_blocks = torch.ops.labdev.allocator_probe(nbytes)
+    return {
+        "aligned": bool(aligned),
+        "while it lives": {"bytes": held, "blocks": blocks},
+        "after": {"bytes": after, "blocks": after_blocks},
+    }
+
+
 def guard_program(program: Callable[[str], Any]) -> Any:
     """``program(device name)`` on your device (torch's side runs it on torch's own Python
     backend for PrivateUse1, whose guard is the model for yours)."""

@@ -11,24 +11,6 @@ from autograder.cases import case
 from autograder.weeks.week5.common import W, backend_keys, device, each, geometry
 
 
-@case(W, points=2, tasks="5.1")
-def task_5_1_device_module(lib: Any) -> Any:
-    """``torch.get_device_module("labdev")`` is your module and answers as torch's own device
-    module for the CPU does (``torch.cpu``): available, one device, synchronize and
-    ``set_device(0)`` return."""
-    dev = device(lib)
-    mod = torch.get_device_module(dev)
-    return each(
-        {
-            "is_available": lambda: mod.is_available(),
-            "device_count": lambda: mod.device_count(),
-            "synchronize": lambda: mod.synchronize(),
-            "set_device(0)": lambda: mod.set_device(0),
-            "torch.<name> is the same module": lambda: getattr(torch, dev) is mod,
-        }
-    )
-
-
 @case(W, points=1, tasks="5.1")
 def task_5_1_device_strings(lib: Any) -> Any:
     """``torch.device("labdev")`` and ``"labdev:0"`` parse as torch parses a device name: the
@@ -58,10 +40,18 @@ def task_5_1_generated_methods(lib: Any) -> Any:
 
 @case(W, points=3, tasks=("5.1", "5.2"))
 def task_5_2_allocator_alone(lib: Any) -> Any:
-    """The allocator alone (``torch.UntypedStorage(n, device=...)`` asks it for n bytes, no
-    kernel involved): each storage has its n bytes on the device in a 32-byte aligned block;
-    the allocator holds each block rounded up to 32 bytes (none for zero bytes) and has them
-    all back when the storages go."""
+    """The allocator asked directly for n bytes: the block is 32-byte aligned, counted as n
+    rounded up to 32 bytes (none for zero) while it lives, and given back when it goes."""
+    device(lib)
+    return each({f"{n} bytes": lambda n=n: lib.allocator_probe(n) for n in (1, 31, 32, 33, 100, 0)})
+
+
+@case(W, points=3, tasks=("5.1", "5.2", "5.3"))
+def task_5_3_storages_on_the_device(lib: Any) -> Any:
+    """``torch.UntypedStorage(n, device=...)`` asks the allocator for n bytes, under the
+    device guard, with no kernel involved: each storage has its n bytes on the device in a
+    32-byte aligned block; the allocator holds each block rounded up to 32 bytes (none for zero
+    bytes) and has them all back when the storages go."""
     dev = device(lib)
 
     def storage(n: int) -> Any:
@@ -118,6 +108,24 @@ def task_5_3_guard_answers_as_torchs_own(lib: Any) -> Any:
     Python backend for PrivateUse1 (``_setup_privateuseone_for_python_backend``): device 0 is
     current, setting it works, a ``device_index(0)`` block enters and leaves it."""
     return lib.guard_program(_guard_calls)
+
+
+@case(W, points=2, tasks=("5.1", "5.3"))
+def task_5_3_device_module(lib: Any) -> Any:
+    """``torch.get_device_module("labdev")`` is your module and answers as torch's own device
+    module for the CPU does (``torch.cpu``): available, one device, synchronize and
+    ``set_device(0)`` return."""
+    dev = device(lib)
+    mod = torch.get_device_module(dev)
+    return each(
+        {
+            "is_available": lambda: mod.is_available(),
+            "device_count": lambda: mod.device_count(),
+            "synchronize": lambda: mod.synchronize(),
+            "set_device(0)": lambda: mod.set_device(0),
+            "torch.<name> is the same module": lambda: getattr(torch, dev) is mod,
+        }
+    )
 
 
 @case(W, points=3, tasks=("5.1", "5.2", "5.4"))
