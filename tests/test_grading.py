@@ -14,6 +14,7 @@ import pytest
 
 from autograder import grading
 from autograder.cases import load_week
+from autograder.release import week_sources
 from autograder.runner import Limits
 from autograder.weeks import WEEKS
 
@@ -29,9 +30,9 @@ def make_class(root: Path, students: dict[str, str]) -> Path:
     for student, kind in students.items():
         (root / student).mkdir(parents=True)
         for w in WEEKS.values():
-            name = f"{w.module}.py"
-            source = REPO / ("reference_impl" if kind == "reference" else f"labs/{w.folder}") / name
-            (root / student / name).write_text(source.read_text())
+            for name in week_sources(w):  # the module, and a native week's C++
+                folder = "reference_impl" if kind == "reference" else f"labs/{w.folder}"
+                (root / student / name).write_text((REPO / folder / name).read_text())
     return root
 
 

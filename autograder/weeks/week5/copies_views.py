@@ -6,7 +6,7 @@ from typing import Any
 
 import torch
 
-from autograder.cases import case
+from autograder.cases import case, property_case
 from autograder.weeks.week5.common import (
     W,
     data,
@@ -145,3 +145,35 @@ def task_5_6_views_allocate_nothing(lib: Any) -> Any:
         return [x.view(6, 4), x.t(), x[1:], x.unsqueeze(1), x.expand(2, 4, 6)]
 
     return lib.memory_held(program)
+
+
+def _strided_views() -> Any:
+    from hypothesis import strategies as st
+
+    dims = st.integers(1, 3)
+    return st.tuples(
+        st.lists(dims, min_size=1, max_size=3),
+        st.lists(st.integers(0, 4), min_size=3, max_size=3),
+        st.integers(0, 3),
+    )
+
+
+def _strided_label(ex: Any) -> str:
+    size, stride, offset = ex
+    return f"as_strided({size}, {stride[: len(size)]}, {offset})"
+
+
+@property_case(
+    W, _strided_views, n=25, points=3, tasks=("5.1", "5.2", "5.3", "5.4", "5.5", "5.6"),
+    label=_strided_label,
+)  # fmt: skip
+def task_5_6_random_as_strided(lib: Any, example: Any) -> Any:
+    """Random ``as_strided`` views of a 24-element tensor on the device (any sizes, strides and
+    offset that stay inside it, overlapping and zero strides included): geometry and values as
+    on the CPU, always sharing the storage."""
+    size, stride, offset = example
+    stride = stride[: len(size)]
+    dev = device(lib)
+    x = data(24).to(dev)
+    v = x.as_strided(size, stride, offset)
+    return {**result(v, dev), "shares storage": shares(v, x)}

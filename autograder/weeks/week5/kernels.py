@@ -7,8 +7,8 @@ from typing import Any
 
 import torch
 
-from autograder.cases import case
-from autograder.weeks.week5.common import W, data, device, each, fell_back, mlp, result
+from autograder.cases import case, property_case
+from autograder.weeks.week5.common import W, data, device, each, fell_back, kind_only, mlp, result
 
 
 @case(W, points=2, tasks=("5.1", "5.2", "5.3", "5.4", "5.5", "5.6", "5.7"))
@@ -237,3 +237,28 @@ def task_5_8_training_leaks_nothing(lib: Any) -> Any:
             "dropping it": lambda: lib.memory_held(lambda: step(False)),
         }
     )
+
+
+def _shape_pairs() -> Any:
+    from hypothesis import strategies as st
+
+    dims = st.lists(st.sampled_from([1, 2, 3]), min_size=0, max_size=3)
+    return st.tuples(dims, dims, st.sampled_from(["add", "mul", "transposed add"]))
+
+
+@property_case(
+    W, _shape_pairs, n=20, points=3, tasks=("5.1", "5.2", "5.3", "5.4", "5.5", "5.6", "5.7"),
+    label=lambda ex: f"{ex[2]} of {ex[0]} and {ex[1]}",
+)  # fmt: skip
+def task_5_7_random_broadcasting(lib: Any, example: Any) -> Any:
+    """Random pairs of shapes through ``add`` and ``mul`` on the device (and ``add`` of two
+    transposed inputs): the CPU's shape, strides, dtype and values, or the CPU's refusal."""
+    a_shape, b_shape, op = example
+    dev = device(lib)
+    a, b = data(*a_shape).to(dev), data(*b_shape, start=1).to(dev)
+    ops = {
+        "add": lambda: a + b,
+        "mul": lambda: a * b,
+        "transposed add": lambda: a.mT + b.mT if a.dim() >= 2 and b.dim() >= 2 else a + b,
+    }
+    return kind_only(lambda: result(ops[op](), dev))
