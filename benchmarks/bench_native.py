@@ -68,7 +68,8 @@ def main() -> None:
     print(f"{w.name}: {', '.join(w.native_sources)} ({len(report.results)} cases with the hidden)")
     print(f"  first build (empty cache):         {first.seconds:6.2f} s")
     print(f"  build after a one-line edit:       {second.seconds:6.2f} s")
-    print(f"  cached build, median of {args.runs}:        {statistics.median(cached) * 1000:6.2f} ms")
+    cached_ms = statistics.median(cached) * 1000
+    print(f"  cached build, median of {args.runs}:        {cached_ms:6.2f} ms")
     print(f"  first grading (server start):      {first_grade:6.2f} s")
     print(f"  grading one submission, median:    {statistics.median(grades):6.2f} s")
 
