@@ -135,6 +135,7 @@ def build(
     keep_fds: tuple[int, ...] = (),
     seccomp: bool = True,
     work: str | None = None,
+    ro_binds: list[str] | None = None,
 ) -> Jail:
     """The bwrap command that runs ``command`` in a sandbox.
 
@@ -144,6 +145,8 @@ def build(
     result pipe). ``seccomp=False``: no filter for the whole sandbox (the fork server installs
     it in each child it forks, see zygote.py). ``work``: a host folder to bind, writable, as
     the worker's folder instead of a fresh tmpfs (a native build's folder, see native.py).
+    ``ro_binds``: more host folders visible read-only at their own paths (a precompiled
+    header the build includes).
     """
     jail = Jail([])
     args = ["bwrap", "--unshare-all", "--unshare-user"]
@@ -161,6 +164,8 @@ def build(
     bound = _python_roots() + [autograder_dir()]
     for root in _outermost(bound):
         args += ["--ro-bind", root, root]
+    for folder in ro_binds or []:
+        args += ["--ro-bind", folder, folder]
     for folder in sorted({os.path.realpath(h) for h in hide}):
         if os.path.isdir(folder) and any(_inside(folder, b) for b in bound):
             args += ["--tmpfs", folder]  # an empty folder where the answers were

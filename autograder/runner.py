@@ -162,11 +162,14 @@ def _build_native(w: Week, path: Path, limits: Limits) -> tuple[Path | None, str
         return None, None
     hide = [str(p) for p in secret_paths(w, path, False, [Path(p) for p in limits.hide_paths])]
     sources = {name: path.parent / name for name in w.native_sources}
+    # The precompiled header comes from the course's own skeleton, never from a submission.
+    pch_from = REPO_ROOT / "labs" / w.folder / w.native_sources[0]
     built = native.build(
         w.native_library,
         sources,
         native.BuildLimits(limits.build_seconds, isolation=limits.isolation),
         hide,
+        pch_from=pch_from,
     )
     if built.library is None:
         return None, f"{', '.join(w.native_sources)} did not build: {built.error}"
