@@ -111,6 +111,12 @@ TASK_TITLES: dict[str, dict[str, str]] = {
         "4.4": "statistics named as torch.cuda.memory_stats names them",
         "4.5": "the chip questions: alignment, first fit, expandable segments, traces",
     },
+    "week2c": {
+        "2.9": "the op from C++: TORCH_LIBRARY, and its CPU kernel",
+        "2.10": "the Autograd kernel: a torch::autograd::Function's backward",
+        "2.11": "the Meta kernel: shapes for meta, fake tensors and torch.compile",
+        "2.12": "a boxed fallback at a spare key that logs every call",
+    },
     "week5": {
         "5.1": "the device in Python: rename, torch.labdev, generated methods",
         "5.2": "the allocator: 32-byte aligned blocks, counted (labdev.cpp)",

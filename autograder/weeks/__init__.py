@@ -62,6 +62,24 @@ WEEKS: dict[str, Week] = {
         ),
         warm_up="autograder.weeks.week2b.warm_up:warm_up",
     ),
+    # Part C of week 2: the same operator registered from C++ (the C++ track's first lab).
+    "week2c": Week(
+        "week2c",
+        "week2c_cpp_ops",
+        "cpp_ops",
+        "The dispatcher from C++",
+        forbid_modules=(),
+        native=True,
+        preload=(
+            "numpy",
+            "torch",
+            "torch._dynamo",
+            "torch._subclasses.fake_tensor",
+            "torch.profiler",
+        ),
+        native_sources=("cpp_ops.cpp",),
+        native_library="torchlab_cpp_ops",
+    ),
     "week3": Week("week3", "week3_autograd", "autograd", "The autograd engine"),
     # The allocator is CUDA's and this course has no GPU: its answers are pinned (pinning.py).
     "week4": Week(

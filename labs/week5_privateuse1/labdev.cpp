@@ -59,7 +59,7 @@ constexpr size_t kAlignment = 32;  // the chip reads memory in 32-byte rows
 
 // An exercise not written yet: a clear error in Python (NotImplementedError), never a crash.
 [[noreturn]] void not_implemented(const char* what) {
-  TORCH_CHECK_NOT_IMPLEMENTED(false, "not implemented yet: ", what);
+  TORCH_CHECK_NOT_IMPLEMENTED(false, what);  // the checks say "not implemented yet: " first
   std::abort();  // unreachable: the check above always throws
 }
 
