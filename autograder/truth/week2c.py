@@ -33,7 +33,7 @@ def _registered_keys(torch: Any) -> list[str]:
     for key in ("CPU", "Meta", "Autograd"):
         lib.impl("linear", lambda x, w, b=None: torch.nn.functional.linear(x, w, b), key)
     dump = torch._C._dispatch_dump(f"{ns}::linear")
-    return re.findall(r"^(\w+(?:\[alias\])?): registered at", dump, flags=re.MULTILINE)
+    return re.findall(r"^(?!debug:)(\w+(?:\[alias\])?): registered at", dump, flags=re.M)
 
 
 def _record_calls(torch: Any, fn: Callable[[], Any]) -> list[str]:

@@ -59,7 +59,7 @@ def registered_keys() -> list[str]:
     ``torch._C._dispatch_dump`` lists them ("CPU", "Meta", "Autograd[alias]")."""
     load_library()
     dump = torch._C._dispatch_dump("torchlab_cpp::linear")
-    return re.findall(r"^(\w+(?:\[alias\])?): registered at", dump, flags=re.MULTILINE)
+    return re.findall(r"^(?!debug:)(\w+(?:\[alias\])?): registered at", dump, flags=re.M)
 
 
 def record_calls(fn: Callable[[], Any]) -> list[str]:
