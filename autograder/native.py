@@ -333,6 +333,13 @@ def _make_pch(name: str, header: str) -> int:
     return done.returncode
 
 
+def library_path(module: Path, week: str) -> str:
+    """The library a native lab's module loads: the one the grader built for this run
+    (``TORCHLAB_NATIVE_LIBRARY``, set by the worker), else the C++ beside ``module``, built now
+    (or found in the cache)."""
+    return os.environ.get("TORCHLAB_NATIVE_LIBRARY") or str(build_beside(module, week))
+
+
 def build_beside(module: Path, week: str = "week5") -> Path:
     """Build the C++ beside a lab module (a notebook's or a script's ``load_library``) and
     return the library; raise BuildError with the compiler's first error."""

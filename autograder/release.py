@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 from autograder.weeks import WEEKS, Week
@@ -103,28 +104,52 @@ def make_skeleton(
     """
     if Path(source_name).suffix in CPP_SUFFIXES:
         return make_cpp_skeleton(source, source_name, only_tasks, name_source=name_source)
+    return _blank_regions(
+        source,
+        source_name,
+        (BEGIN, END),
+        _header(source_name if name_source else None),
+        _exercise_name,
+        lambda name: f'raise NotImplementedError("{name}")',
+        only_tasks,
+    )
+
+
+def _blank_regions(
+    source: str,
+    source_name: str,
+    markers: tuple[str, str],
+    header: str,
+    locate: Callable[[list[str], int, int], tuple[str, str | None]],
+    stub: Callable[[str], str],
+    only_tasks: set[str] | None,
+) -> str:
+    """``header`` and ``source``, each region between the ``markers`` replaced by ``stub(name)``
+    at the region's indentation (``locate`` names the exercise and its task); only the regions
+    of ``only_tasks`` when given. A region left open, closed twice or nested is an error."""
+    begin, end = markers
     lines = source.splitlines(keepends=True)
-    out = [_header(source_name if name_source else None)]
+    out = [header]
     i = 0
     while i < len(lines):
         stripped = lines[i].strip()
-        if stripped == END:
-            raise ReleaseError(f"{source_name}, line {i + 1}: {END} without {BEGIN}")
-        if stripped != BEGIN:
+        if stripped == end:
+            raise ReleaseError(f"{source_name}, line {i + 1}: {end} without {begin}")
+        if stripped != begin:
             out.append(lines[i])
             i += 1
             continue
         indent = len(lines[i]) - len(lines[i].lstrip())
-        name, task = _exercise_name(lines, i, indent)
+        name, task = locate(lines, i, indent)
         j = i + 1
-        while j < len(lines) and lines[j].strip() != END:
-            if lines[j].strip() == BEGIN:
-                raise ReleaseError(f"{source_name}, line {j + 1}: {BEGIN} inside another region")
+        while j < len(lines) and lines[j].strip() != end:
+            if lines[j].strip() == begin:
+                raise ReleaseError(f"{source_name}, line {j + 1}: {begin} inside another region")
             j += 1
         if j == len(lines):
-            raise ReleaseError(f"{source_name}, line {i + 1}: {BEGIN} is never closed")
+            raise ReleaseError(f"{source_name}, line {i + 1}: {begin} is never closed")
         if only_tasks is None or task in only_tasks:
-            out.append(f'{" " * indent}raise NotImplementedError("{name}")\n')
+            out.append(f"{' ' * indent}{stub(name)}\n")
         else:
             out.extend(lines[i + 1 : j])
         i = j + 1
@@ -183,34 +208,15 @@ def make_cpp_skeleton(
     SOLUTION`` becomes ``not_implemented("LabdevAllocator::allocate (Task 5.2)");``. The
     source defines ``[[noreturn]] void not_implemented(const char*)`` (a C++ NotImplementedError
     in Python): the skeleton compiles, and each exercise fails with its name, never a crash."""
-    lines = source.splitlines(keepends=True)
-    out = [_cpp_header(source_name if name_source else None)]
-    i = 0
-    while i < len(lines):
-        stripped = lines[i].strip()
-        if stripped == CPP_END:
-            raise ReleaseError(f"{source_name}, line {i + 1}: {CPP_END} without {CPP_BEGIN}")
-        if stripped != CPP_BEGIN:
-            out.append(lines[i])
-            i += 1
-            continue
-        indent = len(lines[i]) - len(lines[i].lstrip())
-        name, task = _cpp_exercise(lines, i, indent)
-        j = i + 1
-        while j < len(lines) and lines[j].strip() != CPP_END:
-            if lines[j].strip() == CPP_BEGIN:
-                raise ReleaseError(
-                    f"{source_name}, line {j + 1}: {CPP_BEGIN} inside another region"
-                )
-            j += 1
-        if j == len(lines):
-            raise ReleaseError(f"{source_name}, line {i + 1}: {CPP_BEGIN} is never closed")
-        if only_tasks is None or task in only_tasks:
-            out.append(f'{" " * indent}not_implemented("{name}");\n')
-        else:
-            out.extend(lines[i + 1 : j])
-        i = j + 1
-    return "".join(out)
+    return _blank_regions(
+        source,
+        source_name,
+        (CPP_BEGIN, CPP_END),
+        _cpp_header(source_name if name_source else None),
+        _cpp_exercise,
+        lambda name: f'not_implemented("{name}");',
+        only_tasks,
+    )
 
 
 def week_sources(w: Week) -> list[str]:
