@@ -2,12 +2,13 @@
 
 English is the source. Beside each English text lives its translation:
 
-- a chapter or the syllabus, ``curriculum/NAME.md``: ``curriculum/zh/NAME.md``;
-- a notebook's prose, the markdown cells of ``labs/FOLDER/WEEK.ipynb``:
-  ``curriculum/zh/notebooks/WEEK.md``, each cell's translation under a line
+- a chapter or the syllabus, such as ``curriculum/week1_strides.md``:
+  ``curriculum/zh/week1_strides.md``;
+- a notebook's prose, the markdown cells of ``labs/week1_strides/week1.ipynb``:
+  ``curriculum/zh/notebooks/week1.md``, each cell's translation under a line
   ``<!-- cell: ID -->`` naming the English cell's id. ``torchlab release --write`` builds
-  ``labs/FOLDER/WEEK.zh.ipynb`` from the English notebook: its code cells as they are, its
-  markdown cells translated. That second notebook is the language switch; each notebook's
+  ``labs/week1_strides/week1.zh.ipynb`` from the English notebook: its code cells as they are,
+  its markdown cells translated. That second notebook is the language switch; each notebook's
   first line links to the other.
 
 In step means: the same sections (the same heading levels in the same order, and the same
@@ -184,7 +185,7 @@ def zh_notebook_path(week: str) -> Path:
 
 
 def parse_prose(text: str, where: str) -> dict[str, str]:
-    """Cell id -> translated markdown, from a ``curriculum/zh/notebooks/WEEK.md`` file."""
+    """Cell id -> translated markdown, from a notebook's prose file in curriculum/zh/notebooks."""
     cells: dict[str, list[str]] = {}
     current: list[str] | None = None
     for i, line in enumerate(text.splitlines(), 1):
@@ -222,7 +223,8 @@ def english_prose(week: str) -> dict[str, str]:
 
 def notebook_parity(week: str) -> list[str]:
     """What differs between a week's notebook prose and its translation (empty: in step)."""
-    where = str(prose_path(week).relative_to(REPO_ROOT))
+    path = prose_path(week)
+    where = str(path.relative_to(REPO_ROOT) if path.is_relative_to(REPO_ROOT) else path)
     if not prose_path(week).exists():
         return [f"{where} is missing: the Chinese prose of {week}'s notebook"]
     try:
@@ -264,7 +266,7 @@ def build_notebook(week: str) -> str:
     return json.dumps(out, indent=1, ensure_ascii=False) + "\n"
 
 
-def generated_notebooks(root: Path = REPO_ROOT) -> dict[Path, str]:
+def generated_notebooks() -> dict[Path, str]:
     """Relative path -> text of each Chinese notebook whose prose exists."""
     return {
         zh_notebook_path(week).relative_to(REPO_ROOT): build_notebook(week)

@@ -17,6 +17,7 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+from autograder import i18n
 from autograder.weeks import WEEKS, Week
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -243,6 +244,8 @@ def generated_files(root: Path = REPO_ROOT, for_students: bool = False) -> dict[
         name = str(src.relative_to(root))
         text = make_skeleton(src.read_text(), name, name_source=not for_students)
         out[dest.relative_to(root)] = text
+    # Each notebook in Chinese: the English notebook's code with curriculum/zh's prose.
+    out.update(i18n.generated_notebooks())
     return out
 
 
