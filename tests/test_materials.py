@@ -458,3 +458,38 @@ def test_the_chapter_names_each_function_under_its_task(week: str, task: str, na
         f"{skeleton_of(week).relative_to(ROOT)} asks for `{name}` under Task {task}, but the "
         f"chapter's bullet for Task {task} does not name it: {bullet[:120]!r}"
     )
+
+
+def _numbered(section: str) -> list[int]:
+    return [int(m.group(1)) for m in re.finditer(r"^(\d+)\. ", section, re.MULTILINE)]
+
+
+def _section(text: str, heading: str) -> str:
+    """The text under the first ``## `` heading that starts with ``heading``."""
+    parts = re.split(r"^(## .*)$", text, flags=re.MULTILINE)
+    for title, body in zip(parts[1::2], parts[2::2], strict=True):
+        if title.startswith(heading):
+            return body
+    return ""
+
+
+@pytest.mark.parametrize("week", sorted(WEEKS))
+def test_instructor_guide_answers_every_thinking_question(week) -> None:
+    """Each thinking question of a week's chapter has its answer, ``**N. ...**``, in the
+    instructor's guide (``week2b``'s are in week 2's guide, under a heading naming it)."""
+    chapter = chapter_of(week)
+    questions = _numbered(_section(chapter.read_text(), "## Thinking questions"))
+    assert questions == list(range(1, len(questions) + 1)) and questions, chapter.name
+    guides = ROOT / "curriculum" / "instructor"
+    guide = guides / f"{week}_answers.md"
+    if not guide.exists():
+        guide = guides / f"{week.rstrip('abcdefgh')}_answers.md"
+    text = guide.read_text()
+    parts = re.split(r"^(## Answers to the thinking questions.*)$", text, flags=re.MULTILINE)
+    sections = dict(zip(parts[1::2], parts[2::2], strict=True))
+    assert sections, f"{guide.name} has no '## Answers to the thinking questions'"
+    named = [body for title, body in sections.items() if chapter.name in title]
+    body = named[0] if named else next(iter(sections.values()))
+    body = re.split(r"^## ", body, flags=re.MULTILINE)[0]
+    answers = [int(n) for n in re.findall(r"^\*\*(\d+)\.", body, re.MULTILINE)]
+    assert answers == questions, f"{guide.name} answers {answers}, {chapter.name} asks {questions}"
