@@ -70,20 +70,21 @@ def task_4_3_out_of_memory_frees_the_cache_and_retries(lib: Any) -> Any:
 def task_4_3_out_of_memory_error(lib: Any) -> Any:
     """When nothing can be freed: OutOfMemoryError (a RuntimeError) naming what was asked,
     the capacity, what is free, allocated and reserved (the figures are compared, formatted as
-    ``format_size`` does); nothing the allocator holds changes."""
+    ``format_size`` does); nothing the allocator holds changes. What was asked is the SEGMENT:
+    a 5 MiB request that misses asks the driver for a 20 MiB one, and the message says so."""
 
-    def run() -> Any:
-        alloc = make(lib, capacity=64 * MiB)
-        alloc.malloc(30 * MiB)
+    def run(capacity: int, first: int, second: int, asked: str) -> Any:
+        alloc = make(lib, capacity=capacity)
+        alloc.malloc(first)
         try:
-            alloc.malloc(40 * MiB)
+            alloc.malloc(second)
         except RuntimeError as exc:
             text = str(exc)
             return {
                 "raised": type(exc).__name__,
                 "says": [
                     p
-                    for p in ("out of memory", "Tried to allocate 40.00 MiB", "reserved by PyTorch")
+                    for p in ("out of memory", f"Tried to allocate {asked}", "reserved by PyTorch")
                     if p in text
                 ],
                 "numbers in the message": sorted(set(re.findall(r"\d+\.\d+ [KMG]iB", text))),
@@ -91,7 +92,14 @@ def task_4_3_out_of_memory_error(lib: Any) -> Any:
             }
         return {"raised": None}
 
-    return attempt(run)
+    return {
+        "40 MiB when 34 MiB are free": attempt(
+            lambda: run(64 * MiB, 30 * MiB, 40 * MiB, "40.00 MiB")
+        ),
+        "5 MiB (a 20 MiB segment) when 12 MiB are free": attempt(
+            lambda: run(24 * MiB, 12 * MiB, 5 * MiB, "20.00 MiB")
+        ),
+    }
 
 
 @case(W, points=2, tasks=("4.1", "4.2", "4.3"))

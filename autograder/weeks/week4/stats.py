@@ -85,8 +85,17 @@ def task_4_4_peaks_and_resets(lib: Any) -> Any:
         before = _all(alloc)
         alloc.reset_peak_memory_stats()
         peaks = _all(alloc)
+        counters = ("num_alloc_retries", "num_ooms", "num_sync_all_streams")
+        counters += ("num_device_alloc", "num_device_free")
+        counted = stats(alloc, *counters)
         alloc.reset_accumulated_memory_stats()
-        return {"before": before, "after peak reset": peaks, "after accumulated reset": _all(alloc)}
+        return {
+            "before": before,
+            "after peak reset": peaks,
+            "after accumulated reset": _all(alloc),
+            "counters before": counted,
+            "counters after accumulated reset": stats(alloc, *counters),
+        }
 
     return attempt(run)
 
