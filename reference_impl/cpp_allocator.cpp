@@ -54,6 +54,13 @@ struct OutOfMemoryError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// What an exercise not written yet throws: Python sees a NotImplementedError naming it.
+struct NotImplementedYet : std::logic_error {
+  using std::logic_error::logic_error;
+};
+
+[[noreturn]] void not_implemented(const char* what) { throw NotImplementedYet(what); }
+
 // === Given: the simulated chip (a driver with cudaMalloc and cudaFree) =====================
 
 struct Device {
@@ -112,7 +119,7 @@ struct DeviceStats {
   int64_t num_device_alloc = 0, num_device_free = 0;
 };
 
-// === Given: the settings (AllocatorConfig), filled from week 4's parsed Python config ========
+// === Given: the settings (AllocatorConfig), filled in by cpp_allocator.py ====================
 
 struct Config {
   size_t max_split_size = kNoLimit;
@@ -148,7 +155,7 @@ struct Block {
   bool is_split() const { return prev != nullptr || next != nullptr; }
 };
 
-// Task 4.6: the pool's order, BlockComparatorSize: stream, then size, then address. Sorting by
+// Task 4.7: the pool's order, BlockComparatorSize: stream, then size, then address. Sorting by
 // stream first puts each stream's blocks in one run, so one lower_bound finds the smallest
 // block of THIS stream that fits.
 inline bool size_order(const Block* a, const Block* b) {
@@ -173,7 +180,9 @@ struct BlockPool {
     block->gc_count_base = get_free_blocks_call_count;
     blocks.insert(block);
   }
-  int64_t age(const Block* block) const { return get_free_blocks_call_count - block->gc_count_base; }
+  int64_t age(const Block* block) const {
+    return get_free_blocks_call_count - block->gc_count_base;
+  }
 };
 
 struct AllocParams {
@@ -193,7 +202,7 @@ struct Allocation {
   int64_t stream;
 };
 
-// === Task 4.6: sizes =========================================================================
+// Task 4.6: sizes =============================================================================
 
 // DeviceCachingAllocator::roundup_power2_next_division: cut [2^k, 2^(k+1)) into `divisions`
 // equal steps and round up to the next step. Powers of two stay.
@@ -247,8 +256,7 @@ std::string format_size(uint64_t size) {
 
 // === The allocator ===========================================================================
 
-class CachingAllocator {
- public:
+struct CachingAllocator {
   Device device;
   Config config;
   BlockPool large_blocks{false};
@@ -278,7 +286,7 @@ class CachingAllocator {
     return {AGGREGATE, pool->is_small ? SMALL_POOL : LARGE_POOL};
   }
 
-  // === Task 4.7: blocks ======================================================================
+  // Task 4.7: blocks ======================================================================
 
   BlockPool* get_pool(size_t size) {
     // BEGIN SOLUTION
@@ -438,15 +446,15 @@ class CachingAllocator {
     AllocParams p{rounded, stream, pool, get_allocation_size(rounded)};
     p.stat_types = types_of(pool);
     if (!get_free_block(p)) {
-      if (set_fraction && config.garbage_collection_threshold > 0.0) garbage_collect_cached_blocks();
+      if (set_fraction && config.garbage_collection_threshold > 0.0) {
+        garbage_collect_cached_blocks();  // old cached segments go first
+      }
       if (!alloc_block(p, false)) handle_miss(p);
     }
     Block* block = alloc_found_block(p, size, should_split(p.block, rounded));
     return {block->ptr, block->size, block->requested_size, block->stream};
     // END SOLUTION
   }
-
-  // === Task 4.8: the miss path ===============================================================
 
   // DeviceCachingAllocator::alloc_block: a new segment from the driver, unless it would pass
   // the memory fraction. A new segment is one unsplit block.
@@ -466,6 +474,8 @@ class CachingAllocator {
     return true;
     // END SOLUTION
   }
+
+  // Task 4.8: the miss path ===============================================================
 
   // The rest of DeviceCachingAllocator::malloc once the driver refused: free cached oversize
   // blocks and retry, then every unsplit cached segment and retry, then raise.
@@ -603,7 +613,7 @@ class CachingAllocator {
     // END SOLUTION
   }
 
-  // === Task 4.9: statistics ==================================================================
+  // Task 4.9: statistics ==================================================================
 
   // torch.cuda.memory_stats(): flat "stat.pool.kind" keys, sorted (a std::map is sorted).
   std::map<std::string, int64_t> memory_stats() const {
@@ -636,7 +646,9 @@ class CachingAllocator {
     out["num_sync_all_streams"] = stats.num_sync_all_streams;
     out["num_device_alloc"] = stats.num_device_alloc;
     out["num_device_free"] = stats.num_device_free;
-    out["max_split_size"] = config.max_split_size == kNoLimit ? -1 : int64_t(config.max_split_size);
+    // size_t cast to int64 in torch: SIZE_MAX (unset) shows as -1.
+    out["max_split_size"] =
+        config.max_split_size == kNoLimit ? -1 : int64_t(config.max_split_size);
     // END SOLUTION
     return out;
   }
@@ -775,6 +787,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   using namespace torchlab_alloc;
   m.doc() = "Week 4's caching allocator in C++ (see cpp_allocator.py for the Python API)";
   py::register_exception<OutOfMemoryError>(m, "OutOfMemoryError", PyExc_RuntimeError);
+  py::register_exception<NotImplementedYet>(m, "NotImplementedYet", PyExc_NotImplementedError);
 
   py::class_<Device>(m, "Device")
       .def(py::init<size_t, size_t>(), py::arg("capacity"), py::arg("alignment") = 512)

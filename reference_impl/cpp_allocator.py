@@ -1,15 +1,15 @@
 """Week 4 in C++: the same caching allocator, with its policy written in ``cpp_allocator.cpp``.
 
-This module is the Python face of the C++ one, with week 4's API, so that week 4's cases and
-traces run on it unchanged: ``CachingAllocator(Device(capacity), config)``, ``malloc`` /
-``free`` / ``empty_cache`` / ``set_memory_fraction``, ``memory_stats()``,
-``memory_snapshot()``, ``round_size``, ``get_allocation_size``, ``is_small`` and ``replay``.
-The C++ is built with ``torch.utils.cpp_extension`` (cached by its source's hash) and exposed
-through pybind11 (``PYBIND11_MODULE`` at the end of the .cpp).
+You edit ``cpp_allocator.cpp``; this module (given) is its Python face, with week 4's API, so
+that week 4's cases and traces run on it unchanged: ``CachingAllocator(Device(capacity),
+config)``, ``malloc`` / ``free`` / ``empty_cache`` / ``set_memory_fraction``,
+``memory_stats()``, ``memory_snapshot()``, ``round_size``, ``get_allocation_size`` and
+``replay``. The C++ is built with ``torch.utils.cpp_extension`` (cached by its source's hash)
+and is a pybind11 module (``PYBIND11_MODULE`` at the end of the .cpp).
 
-What stays in Python: the settings string. ``AllocatorConfig`` parses it as week 4's does
-(``PYTORCH_CUDA_ALLOC_CONF``), and its fields are copied into the C++ ``Config`` struct.
-Expandable segments and first fit (week 4's Task 4.5) are not in the C++ lab.
+What stays in Python: the settings string. ``AllocatorConfig.parse`` here reads well-formed
+settings only (checking them is week 4's Task 4.1); its fields are copied into the C++
+``Config``. Expandable segments and first fit (week 4's Task 4.5) are not in the C++ lab.
 """
 
 from __future__ import annotations
@@ -22,7 +22,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-kSmallSize = 1024 * 1024
+MiB = 1024 * 1024
+kSmallSize = 1 * MiB
+SIZE_MAX = 2**64 - 1  # max_split_size when unset
 
 
 def _load() -> ModuleType:
@@ -53,6 +55,73 @@ roundup_power2_next_division = _cpp.roundup_power2_next_division
 
 def is_small(size: int) -> bool:
     return size <= kSmallSize
+
+
+class AllocatorConfig:
+    """The settings of ``PYTORCH_CUDA_ALLOC_CONF``, as week 4's AllocatorConfig holds them."""
+
+    def __init__(self) -> None:
+        self.max_split_size = SIZE_MAX
+        self.max_non_split_rounding = 20 * MiB
+        self.roundup_power2_divisions = [0] * 16  # one per [2**k, 2**(k+1)) from 1 MiB
+        self.garbage_collection_threshold = 0.0
+        self.expandable_segments = False
+        self.release_lock_on_cudamalloc = False
+        self.min_block_size = 512
+        self.first_fit = False
+
+    @classmethod
+    def parse(cls, text: str) -> AllocatorConfig:
+        """A config with ``text`` applied: ``key:value`` pairs, commas between them, and
+        ``roundup_power2_divisions`` as one number or ``[MB:d,...,>:d]``. No checking."""
+        config = cls()
+        for key, value in _pairs(text.replace(" ", "")):
+            if key in ("max_split_size_mb", "max_non_split_rounding_mb"):
+                mb = int(value) * MiB
+                if key == "max_split_size_mb":
+                    config.max_split_size = mb
+                else:
+                    config.max_non_split_rounding = mb
+            elif key == "garbage_collection_threshold":
+                config.garbage_collection_threshold = float(value)
+            elif key in ("expandable_segments", "release_lock_on_cudamalloc"):
+                setattr(config, key, value == "True")
+            elif key == "roundup_power2_divisions":
+                config.roundup_power2_divisions = _divisions(value)
+            else:
+                raise RuntimeError(f"Unrecognized CachingAllocator option: {key}")
+        return config
+
+
+def _pairs(text: str) -> list[tuple[str, str]]:
+    """ "a:1,b:[64:8,>:1]" -> [("a", "1"), ("b", "[64:8,>:1]")]: commas inside [] stay."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text + ","):
+        depth += (ch == "[") - (ch == "]")
+        if ch == "," and depth == 0:
+            if item := text[start:i]:
+                key, _, value = item.partition(":")
+                out.append((key, value))
+            start = i + 1
+    return out
+
+
+def _divisions(value: str) -> list[int]:
+    """One number for every interval, or ``[MB:d,...]``: each entry sets the interval that
+    starts at MB megabytes, the first also the ones below it, ``>`` the ones after the last."""
+    if not value.startswith("["):
+        return [int(value)] * 16
+    divs, first, last = [0] * 16, True, 0
+    for entry in value.strip("[]").split(","):
+        start, _, d = entry.partition(":")
+        if start == ">":
+            divs[last:] = [int(d)] * (16 - last)
+            continue
+        index = min(int(start).bit_length() - 1, 15)
+        if first:
+            divs[:index], first = [int(d)] * index, False
+        divs[index], last = int(d), index
+    return divs
 
 
 def _to_cpp(config: Any) -> Any:

@@ -22,6 +22,7 @@ MIN_CASES = {
     "week4": 40,
     "week5": 35,
     "week2c": 8,
+    "week4c": 38,
 }
 
 

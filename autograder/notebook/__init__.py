@@ -111,6 +111,12 @@ TASK_TITLES: dict[str, dict[str, str]] = {
         "4.4": "statistics named as torch.cuda.memory_stats names them",
         "4.5": "the chip questions: alignment, first fit, expandable segments, traces",
     },
+    "week4c": {
+        "4.6": "sizes in C++: round_size, the power-of-two divisions, segment sizes",
+        "4.7": "blocks in C++: a std::set pool, best fit, split, merge, malloc and free",
+        "4.8": "the miss path in C++: release, retry, OutOfMemoryError, garbage collection",
+        "4.9": "statistics in C++: memory_stats as a sorted std::map, peaks and resets",
+    },
     "week2c": {
         "2.9": "the op from C++: TORCH_LIBRARY, and its CPU kernel",
         "2.10": "the Autograd kernel: a torch::autograd::Function's backward",

@@ -90,6 +90,21 @@ WEEKS: dict[str, Week] = {
         preload=("sortedcontainers",),
         truth="pinned",
     ),
+    # Week 4 in C++ (the C++ track): the same allocator's policy in C++, exposed through
+    # pybind11 with week 4's Python API, graded by week 4's own cases (the ones that do not
+    # ask for week 4's Python-only parts) against week 4's pinned truth.
+    "week4c": Week(
+        "week4c",
+        "week4c_cpp_allocator",
+        "cpp_allocator",
+        "The caching allocator in C++",
+        forbid_modules=(),  # the extension links against libtorch, so torch is loaded first
+        native=True,
+        preload=("numpy", "torch"),
+        truth="pinned",
+        native_sources=("cpp_allocator.cpp",),
+        native_library="torchlab_cpp_allocator",
+    ),
     # The first native lab: the learner's C++ (labdev.cpp) is built before the worker starts
     # and loaded inside it; torch runs in the worker, behind the OS sandbox.
     "week5": Week(
