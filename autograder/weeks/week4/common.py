@@ -96,6 +96,8 @@ def run_steps(lib: Any, scenario: dict[str, Any]) -> list[Any]:
         error = None
         try:
             _step(lib, alloc, live, step)
+        except NotImplementedError:
+            raise  # an exercise not written yet: the case is "not implemented", not a failure
         except Exception as exc:  # noqa: BLE001 - the expectations say whether it should
             error = exc
         asked = [e for e in expect if e["after_step"] == k]
