@@ -9,9 +9,9 @@ cd "$(dirname "$0")/.."
 # from Debian's ninja-build where apt can install it). Without root and without sudo, ask an
 # admin for `apt-get install graphviz bubblewrap g++ ninja-build` (or use the docker/ images);
 # checking your own code works without bubblewrap, and `torchlab grade` says what is missing.
-# With --test (test.sh): also Debian's Chromium and its driver, for the browser test
-# (tests/test_browser.py drives JupyterLab in headless Chromium; it skips where they are not
-# installed). Browsers cannot be downloaded from anywhere else here.
+# With --test (test.sh): also Debian's Chromium and its driver, for the course's browser test
+# (it drives JupyterLab in headless Chromium, and skips where they are not installed).
+# Browsers cannot be downloaded from anywhere else here.
 NEED=""
 if [ "${1:-}" = "--test" ]; then
   command -v chromium >/dev/null 2>&1 || NEED="$NEED chromium"
