@@ -48,7 +48,7 @@ class Shape:
     """What must be the same in a text and its translation."""
 
     sections: list[str]  # "##" per heading, and the instructor markers, in order
-    code: list[str]  # every fenced block, its fence line included
+    code: list[str]  # every fenced block, its fence line included, then every indented one
 
 
 def shape(markdown: str) -> Shape:
@@ -71,7 +71,37 @@ def shape(markdown: str) -> Shape:
             sections.append(line.strip())
     if fence is not None:
         code.append("\n".join(block))  # an unclosed block: compared as it is
-    return Shape(sections, code)
+    return Shape(sections, code + _indented_blocks(markdown))
+
+
+LIST_LINE = re.compile(r"^(\s+|[-*+] |\d+\. )")
+
+
+def _indented_blocks(markdown: str) -> list[str]:
+    """Code shown by indentation (4 spaces, after a blank line, not inside a list item)."""
+    out: list[str] = []
+    lines = markdown.splitlines()
+    fence, previous, i = None, "", 0
+    while i < len(lines):
+        line = lines[i]
+        if fence is not None:
+            fence = None if line.strip() == fence else fence
+        elif m := FENCE.match(line.strip()):
+            fence = m.group(1)
+        elif line.startswith("    ") and i and not lines[i - 1].strip():
+            if not LIST_LINE.match(previous):
+                block = []
+                while i < len(lines) and (lines[i].startswith("    ") or not lines[i].strip()):
+                    block.append(lines[i])
+                    i += 1
+                while block and not block[-1].strip():
+                    block.pop()
+                out.append("\n".join(block))
+                continue
+        if line.strip():
+            previous = line
+        i += 1
+    return out
 
 
 def _headings(markdown: str) -> list[str]:

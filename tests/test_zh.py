@@ -109,3 +109,12 @@ def test_checker_catches_a_missing_notebook_cell(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(i18n, "prose_path", lambda w: broken)
     problems = i18n.notebook_parity(week)
     assert any("is not translated" in p and "cell" in p for p in problems), problems
+
+
+def test_checker_catches_a_changed_indented_code_block() -> None:
+    """Chapters also show C++ as indented blocks (week 5's): those are code too."""
+    en = (i18n.CURRICULUM / "week5_privateuse1.md").read_text()
+    zh = i18n.translation_of(i18n.CURRICULUM / "week5_privateuse1.md").read_text()
+    first = i18n._indented_blocks(zh)[0].splitlines()[0]
+    problems = i18n.parity(en, zh.replace(first, first + "  // 注释", 1), "zh/week5")
+    assert any("code block" in p and "注释" in p for p in problems), problems
