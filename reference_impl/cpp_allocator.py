@@ -192,6 +192,18 @@ class CachingAllocator:
     def memory_snapshot(self) -> list[dict[str, Any]]:
         return self._cpp.memory_snapshot()
 
+    def lend_to_device(self) -> int:
+        """The address of a ``c10::DeviceAllocator`` over this allocator (the adapter at the
+        end of cpp_allocator.cpp), for week 5's ``torch.ops.labdev.use_device_allocator``.
+        The device must have host memory: ``Device(capacity, host_memory=True)``."""
+        return _cpp.lend_to_device(self._cpp)
+
+
+def lent_trace() -> list[tuple[Any, ...]]:
+    """What the device asked of the lent allocator, as week 4's trace events:
+    ``("malloc", ptr, nbytes)`` and ``("free", ptr)``."""
+    return _cpp.lent_trace()
+
 
 def encode(events: Sequence[Sequence[Any]]) -> Any:
     """A trace encoded once for C++ replay (``replay`` does it when given a list)."""

@@ -18,14 +18,18 @@
 //
 // Not here (week 4's Task 4.5, Python only): expandable segments and first fit.
 
+#include <c10/core/CachingDeviceAllocator.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <array>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -66,24 +70,36 @@ struct NotImplementedYet : std::logic_error {
 
 // === Given: the simulated chip (a driver with cudaMalloc and cudaFree) =====================
 
+// Two kinds of chip: a simulated one, whose addresses are numbers nobody reads (week 4's
+// traces), and one whose memory is host memory (week 5's labdev, where kernels read and write
+// the blocks this allocator hands out).
 struct Device {
   size_t capacity;
   size_t alignment;
+  bool host_memory;
   size_t bytes_in_use = 0;
   int64_t n_malloc = 0;
   int64_t n_free = 0;
   uint64_t next = 0x7F0000000000ULL;  // a bump pointer: an address is never handed out twice
   std::unordered_map<uint64_t, size_t> live;
 
-  Device(size_t capacity, size_t alignment) : capacity(capacity), alignment(alignment) {}
+  Device(size_t capacity, size_t alignment, bool host_memory = false)
+      : capacity(capacity), alignment(alignment), host_memory(host_memory) {}
 
   size_t free_bytes() const { return capacity - bytes_in_use; }
 
   // cudaMalloc: an aligned address, or 0 when the chip is full.
   uint64_t malloc(size_t nbytes) {
     if (nbytes > free_bytes()) return 0;
-    uint64_t ptr = (next + alignment - 1) / alignment * alignment;
-    next = ptr + nbytes;
+    uint64_t ptr = 0;
+    if (host_memory) {
+      // aligned_alloc wants a multiple of the alignment; segments always are (2 MiB steps).
+      ptr = reinterpret_cast<uint64_t>(std::aligned_alloc(alignment, nbytes));
+      if (ptr == 0) return 0;
+    } else {
+      ptr = (next + alignment - 1) / alignment * alignment;
+      next = ptr + nbytes;
+    }
     live[ptr] = nbytes;
     bytes_in_use += nbytes;
     n_malloc += 1;
@@ -95,6 +111,7 @@ struct Device {
     bytes_in_use -= it->second;
     live.erase(it);
     n_free += 1;
+    if (host_memory) std::free(reinterpret_cast<void*>(ptr));
   }
 };
 
@@ -257,6 +274,8 @@ struct CachingAllocator {
     for (BlockPool* pool : {&large_blocks, &small_blocks})
       for (Block* b : pool->blocks) delete b;
     for (auto& kv : active_blocks) delete kv.second;
+    if (device.host_memory)  // give the chip's memory back (a simulated chip has none)
+      for (auto& kv : device.live) std::free(reinterpret_cast<void*>(kv.first));
   }
 
   void update(const std::array<int, 2>& types, StatArray DeviceStats::*array, int64_t amount) {
@@ -499,6 +518,175 @@ py::dict replay(CachingAllocator& a, const Trace& t) {
   return out;
 }
 
+// === Given: lending the allocator to a device (week 5's labdev) =============================
+
+// torch reaches a device's allocator through c10::DeviceAllocator
+// (c10/core/CachingDeviceAllocator.h): allocate() for every tensor's storage, getDeviceStats()
+// for torch.accelerator.memory_stats(), emptyCache() for torch.accelerator.empty_cache().
+// CUDA's caching allocator is one (c10/cuda/CUDACachingAllocator.cpp, NativeCachingAllocator,
+// whose allocate() calls DeviceCachingAllocator::malloc); this adapter makes yours one too,
+// over a Device with host memory, so week 5's labdev can hand it every tensor it creates.
+//
+// A DataPtr's deleter is a plain function with one argument (the pointer), so it cannot carry
+// the allocator: as in CUDA (local_raw_delete), it finds the one allocator this process lent.
+// torch's autograd engine runs backward on the device's own thread, hence the mutex.
+class LentAllocator;
+LentAllocator* lent = nullptr;  // the allocator labdev's blocks come from; kept for good
+
+void free_lent(void* ptr);
+
+class LentAllocator final : public c10::DeviceAllocator {
+ public:
+  LentAllocator(CachingAllocator& allocator, py::object owner)
+      : allocator_(allocator), owner_(std::move(owner)) {}
+
+  c10::DataPtr allocate(size_t nbytes) override {
+    c10::Device device(c10::DeviceType::PrivateUse1, 0);
+    if (nbytes == 0) return {nullptr, nullptr, &free_lent, device};
+    std::lock_guard<std::mutex> lock(mutex_);
+    uint64_t ptr = 0;
+    try {
+      ptr = allocator_.malloc(nbytes, 0).ptr;
+    } catch (const OutOfMemoryError& e) {
+      TORCH_CHECK_WITH(OutOfMemoryError, false, e.what());  // torch.OutOfMemoryError
+    } catch (const NotImplementedYet& e) {
+      TORCH_CHECK_NOT_IMPLEMENTED(false, e.what());  // NotImplementedError, as in week 4c
+    }
+    trace_.push_back({true, ptr, nbytes});
+    void* p = reinterpret_cast<void*>(ptr);
+    return {p, p, &free_lent, device};
+  }
+
+  void free(void* ptr) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    allocator_.free(reinterpret_cast<uint64_t>(ptr));
+    trace_.push_back({false, reinterpret_cast<uint64_t>(ptr), 0});
+  }
+
+  c10::DeleterFnPtr raw_deleter() const override { return &free_lent; }
+
+  void copy_data(void* dest, const void* src, std::size_t count) const override {
+    std::memcpy(dest, src, count);  // host memory
+  }
+
+  bool initialized() override { return true; }
+
+  void emptyCache(c10::MempoolId_t) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    allocator_.empty_cache();
+  }
+
+  void recordStream(const c10::DataPtr&, c10::Stream) override {}  // one stream on this chip
+
+  // Your DeviceStats, field for field, in torch's struct.
+  c10::CachingDeviceAllocator::DeviceStats getDeviceStats(c10::DeviceIndex) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const DeviceStats& s = allocator_.stats;
+    c10::CachingDeviceAllocator::DeviceStats out;
+    auto copy = [](const StatArray& from, c10::CachingAllocator::StatArray& to) {
+      for (size_t t = 0; t < from.size(); ++t) copy_stat(from[t], to[t]);
+    };
+    copy(s.allocation, out.allocation);
+    copy(s.segment, out.segment);
+    copy(s.active, out.active);
+    copy(s.inactive_split, out.inactive_split);
+    copy(s.allocated_bytes, out.allocated_bytes);
+    copy(s.reserved_bytes, out.reserved_bytes);
+    copy(s.active_bytes, out.active_bytes);
+    copy(s.inactive_split_bytes, out.inactive_split_bytes);
+    copy(s.requested_bytes, out.requested_bytes);
+    copy_stat(s.oversize_allocations, out.oversize_allocations);
+    copy_stat(s.oversize_segments, out.oversize_segments);
+    out.num_alloc_retries = s.num_alloc_retries;
+    out.num_ooms = s.num_ooms;
+    out.num_sync_all_streams = s.num_sync_all_streams;
+    out.num_device_alloc = s.num_device_alloc;
+    out.num_device_free = s.num_device_free;
+    size_t max_split = allocator_.config.max_split_size;
+    out.max_split_size = max_split == kNoLimit ? -1 : int64_t(max_split);
+    return out;
+  }
+
+  void resetAccumulatedStats(c10::DeviceIndex) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    allocator_.reset_accumulated_memory_stats();
+  }
+
+  void resetPeakStats(c10::DeviceIndex) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    allocator_.reset_peak_memory_stats();
+  }
+
+  // What labdev asked for since lending, as week 4's trace events: ("malloc", ptr, nbytes) and
+  // ("free", ptr). A pointer is never live twice, so it names one allocation at a time.
+  py::list trace() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    py::list out;
+    for (const Event& e : trace_) {
+      if (e.malloc) {
+        out.append(py::make_tuple("malloc", e.ptr, e.nbytes));
+      } else {
+        out.append(py::make_tuple("free", e.ptr));
+      }
+    }
+    return out;
+  }
+
+  int64_t live_bytes() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return allocator_.stats.allocated_bytes[AGGREGATE].current;
+  }
+
+  const CachingAllocator* allocator() const { return &allocator_; }
+
+ private:
+  static void copy_stat(const Stat& from, c10::CachingAllocator::Stat& to) {
+    to.current = from.current;
+    to.peak = from.peak;
+    to.allocated = from.allocated;
+    to.freed = from.freed;
+  }
+
+  struct Event {
+    bool malloc;
+    uint64_t ptr;
+    size_t nbytes;
+  };
+
+  CachingAllocator& allocator_;
+  py::object owner_;  // the Python object that owns allocator_: lent memory outlives its name
+  std::mutex mutex_;
+  std::vector<Event> trace_;
+};
+
+void free_lent(void* ptr) {
+  if (ptr != nullptr) lent->free(ptr);
+}
+
+// The address of a c10::DeviceAllocator over `allocator`, for torch.ops.labdev.
+// use_device_allocator. One allocator at a time: another may take over only when no block of
+// the last one is still held, since every deleter goes to the current one.
+uintptr_t lend_to_device(py::object owner) {
+  CachingAllocator& allocator = owner.cast<CachingAllocator&>();
+  if (!allocator.device.host_memory)
+    throw std::invalid_argument(
+        "lend an allocator whose Device has host memory (Device(capacity, host_memory=True)): "
+        "a simulated chip's addresses cannot hold a tensor's bytes");
+  if (lent != nullptr && lent->allocator() == &allocator)
+    return reinterpret_cast<uintptr_t>(static_cast<c10::DeviceAllocator*>(lent));
+  if (lent != nullptr && lent->live_bytes() != 0)
+    throw std::runtime_error(
+        "the allocator lent before still holds tensors' memory; delete those tensors (or "
+        "restart the process) before lending another");
+  lent = new LentAllocator(allocator, owner);  // never deleted: blocks may be freed at exit
+  return reinterpret_cast<uintptr_t>(static_cast<c10::DeviceAllocator*>(lent));
+}
+
+py::list lent_trace() {
+  if (lent == nullptr) throw std::runtime_error("no allocator has been lent to a device");
+  return lent->trace();
+}
+
 }  // namespace
 }  // namespace torchlab_alloc
 
@@ -511,9 +699,11 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   py::register_exception<NotImplementedYet>(m, "NotImplementedYet", PyExc_NotImplementedError);
 
   py::class_<Device>(m, "Device")
-      .def(py::init<size_t, size_t>(), py::arg("capacity"), py::arg("alignment") = 512)
+      .def(py::init<size_t, size_t, bool>(), py::arg("capacity"), py::arg("alignment") = 512,
+           py::arg("host_memory") = false)
       .def_readonly("capacity", &Device::capacity)
       .def_readonly("alignment", &Device::alignment)
+      .def_readonly("host_memory", &Device::host_memory)
       .def_readonly("bytes_in_use", &Device::bytes_in_use)
       .def_readonly("n_malloc", &Device::n_malloc)
       .def_readonly("n_free", &Device::n_free)
@@ -554,6 +744,10 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
       .def("reset_accumulated_memory_stats", &CachingAllocator::reset_accumulated_memory_stats)
       .def("memory_snapshot", &CachingAllocator::memory_snapshot)
       .def("replay", &replay);
+
+  m.def("lend_to_device", &lend_to_device, py::arg("allocator"),
+        "a c10::DeviceAllocator over this allocator, by address, for week 5's labdev");
+  m.def("lent_trace", &lent_trace, "what the device asked of the lent allocator");
 
   m.def("round_size", &round_size);
   m.def("get_allocation_size", &get_allocation_size);

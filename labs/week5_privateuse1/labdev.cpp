@@ -38,10 +38,12 @@
 #include <ATen/ops/result_type.h>
 #include <ATen/ops/sum.h>
 #include <c10/core/Allocator.h>
+#include <c10/core/CachingDeviceAllocator.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <torch/library.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -106,20 +108,76 @@ void labdev_free(void* ptr) {
   not_implemented("labdev_free (Task 5.2)");
 }
 
-struct LabdevAllocator final : c10::Allocator {
+std::vector<int64_t> memory_stats();
+void reset_peak_memory_stats();
+
+// A caching allocator lent to the chip (week 4c's, through use_device_allocator below): while
+// one is set, every block comes from it and torch.accelerator.memory_stats() shows its figures.
+std::atomic<c10::DeviceAllocator*> lent_allocator{nullptr};
+
+// c10::DeviceAllocator is the interface torch.accelerator's memory functions reach
+// (c10/core/CachingDeviceAllocator.h); CUDA's caching allocator implements it too.
+struct LabdevAllocator final : c10::DeviceAllocator {
   // Task 5.2: a block of at least nbytes, 32-byte aligned, as a DataPtr on labdev:0 whose
   // deleter is labdev_free. Zero bytes give a null DataPtr (as c10::alloc_cpu does).
   c10::DataPtr allocate(size_t nbytes) override {
+    if (c10::DeviceAllocator* cache = lent_allocator.load()) {
+      return cache->allocate(nbytes);  // given: a lent caching allocator serves every block
+    }
     c10::Device device(kLabdev, 0);
     not_implemented("LabdevAllocator::allocate (Task 5.2)");
   }
 
   c10::DeleterFnPtr raw_deleter() const override {
-    return &labdev_free;
+    c10::DeviceAllocator* cache = lent_allocator.load();
+    return cache != nullptr ? cache->raw_deleter() : &labdev_free;
   }
 
   void copy_data(void* dest, const void* src, std::size_t count) const override {
     std::memcpy(dest, src, count);  // host memory: a device-to-device copy is a memcpy
+  }
+
+  // Given: what torch.accelerator asks (memory_stats, empty_cache, reset_peak_memory_stats):
+  // the lent allocator's answers, else this allocator's own counters under torch's names.
+  bool initialized() override {
+    return true;
+  }
+
+  void emptyCache(c10::MempoolId_t pool) override {
+    if (c10::DeviceAllocator* cache = lent_allocator.load()) {
+      cache->emptyCache(pool);
+    }
+  }
+
+  void recordStream(const c10::DataPtr&, c10::Stream) override {}  // one stream: nothing to order
+
+  c10::CachingDeviceAllocator::DeviceStats getDeviceStats(DeviceIndex device) override {
+    if (c10::DeviceAllocator* cache = lent_allocator.load()) {
+      return cache->getDeviceStats(device);
+    }
+    std::vector<int64_t> counters = memory_stats();
+    c10::CachingDeviceAllocator::DeviceStats out;
+    auto& bytes = out.allocated_bytes[static_cast<size_t>(c10::CachingAllocator::StatType::AGGREGATE)];
+    auto& blocks = out.allocation[static_cast<size_t>(c10::CachingAllocator::StatType::AGGREGATE)];
+    bytes.current = counters[0];
+    bytes.peak = counters[1];
+    blocks.current = counters[2];
+    blocks.allocated = counters[3];
+    return out;
+  }
+
+  void resetAccumulatedStats(DeviceIndex device) override {
+    if (c10::DeviceAllocator* cache = lent_allocator.load()) {
+      cache->resetAccumulatedStats(device);
+    }
+  }
+
+  void resetPeakStats(DeviceIndex device) override {
+    if (c10::DeviceAllocator* cache = lent_allocator.load()) {
+      cache->resetPeakStats(device);
+    } else {
+      reset_peak_memory_stats();
+    }
   }
 };
 
@@ -153,6 +211,13 @@ std::vector<int64_t> allocator_probe(int64_t n) {
 void reset_peak_memory_stats() {
   std::lock_guard<std::mutex> lock(stats_mutex);
   stats.peak_bytes = stats.allocated_bytes;
+}
+
+// Given: from now on, blocks come from the c10::DeviceAllocator at `address` (week 4c's
+// cpp_allocator.lend_to_device gives one); 0 goes back to the allocator above. Blocks already
+// handed out keep the deleter they were made with, so both kinds may be alive at once.
+void use_device_allocator(int64_t address) {
+  lent_allocator.store(reinterpret_cast<c10::DeviceAllocator*>(static_cast<uintptr_t>(address)));
 }
 
 // ---- Task 5.3: the device guard and the hooks ----------------------------------------------
@@ -451,6 +516,7 @@ TORCH_LIBRARY(labdev, m) {
   m.def("memory_stats() -> int[]", &labdev::memory_stats);
   m.def("reset_peak_memory_stats() -> ()", &labdev::reset_peak_memory_stats);
   m.def("allocator_probe(int n) -> int[]", &labdev::allocator_probe);
+  m.def("use_device_allocator(int address) -> ()", &labdev::use_device_allocator);
   m.def("fallback_log() -> str[]", &labdev::fallback_log);
   m.def("clear_fallback_log() -> ()", &labdev::clear_fallback_log);
   m.def("linear_relu(Tensor x, Tensor w, Tensor b) -> Tensor");

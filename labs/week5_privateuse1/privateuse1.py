@@ -65,6 +65,16 @@ def load_library() -> None:
         torch.ops.load_library(library_path())
 
 
+def use_caching_allocator(allocator: Any) -> None:
+    """Given: lend a caching allocator to labdev. ``allocator`` is week 4c's
+    ``CachingAllocator`` over ``Device(capacity, host_memory=True)``; from now on every labdev
+    tensor's memory comes from it, and ``torch.accelerator.memory_stats()`` reports its
+    statistics (labdev.cpp forwards ``c10::DeviceAllocator``'s calls to it). ``None`` goes back
+    to Task 5.2's allocator; tensors made before keep the memory they have."""
+    load_library()
+    torch.ops.labdev.use_device_allocator(0 if allocator is None else allocator.lend_to_device())
+
+
 # === Task 5.1: the device in Python =============================================================
 
 

@@ -1,0 +1,142 @@
+"""Week 5 joined up with week 4c: labdev's tensors live in your C++ caching allocator.
+
+Week 4c's ``cpp_allocator.lend_to_device`` wraps the allocator in a ``c10::DeviceAllocator``
+(the interface CUDA's caching allocator implements, c10/core/CachingDeviceAllocator.h), and
+week 5's ``privateuse1.use_caching_allocator`` hands it to labdev.cpp, which from then on takes
+every block from it. Here:
+
+- ``load_week4c(folder)``: the ``cpp_allocator`` module of week 4c's lab folder (built now, or
+  found in the build cache);
+- ``mlp_steps(device_lib, steps)``: a small MLP trained on labdev beside the same MLP on the
+  CPU, with ``torch.accelerator.memory_stats()`` after every step;
+- ``replay_stats(allocator_lib, events)``: the statistics week 4's Python allocator keeps for
+  the same malloc and free events (the check that the C++ answered as week 4 would);
+- ``steps_table(rows)``: the rows as an HTML table.
+"""
+
+from __future__ import annotations
+
+import html
+import importlib.util
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from autograder.notebook.viz import HTML
+
+CAPACITY = 1 << 30  # the chip's memory: 1 GiB of host memory
+# Linear(512, 1024)'s weight and its gradient are 2 MiB each: large-pool blocks, carved from a
+# 20 MiB segment. Everything else fits the 2 MiB small-pool segments.
+SIZES = (64, 512, 1024, 10)
+BATCH = 32
+SHOWN = (
+    "reserved_bytes.all.current",
+    "allocated_bytes.all.current",
+    "segment.all.current",
+    "num_device_alloc",
+    "allocation.all.allocated",
+)
+
+
+def load_week4c(folder: Path | str) -> ModuleType:
+    """``cpp_allocator`` from week 4c's lab folder, imported under its own name once."""
+    if "cpp_allocator" in sys.modules:
+        return sys.modules["cpp_allocator"]
+    path = Path(folder) / "cpp_allocator.py"
+    if not path.is_file():
+        raise FileNotFoundError(f"cannot find {path}: week 4c's lab folder holds it")
+    spec = importlib.util.spec_from_file_location("cpp_allocator", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["cpp_allocator"] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules["cpp_allocator"]
+        raise
+    return module
+
+
+def make_mlp(seed: int = 0) -> Any:
+    """The MLP every row is about: 64 -> 512 -> 1024 -> 10 with ReLUs, the same weights for a
+    given seed."""
+    import torch
+
+    torch.manual_seed(seed)
+    layers: list[Any] = []
+    for n_in, n_out in zip(SIZES, SIZES[1:], strict=False):
+        layers += [torch.nn.Linear(n_in, n_out), torch.nn.ReLU()]
+    return torch.nn.Sequential(*layers[:-1])
+
+
+def mlp_steps(device: str = "labdev", steps: int = 5, seed: int = 0) -> list[dict[str, Any]]:
+    """Train ``make_mlp(seed)`` for ``steps`` SGD steps on ``device`` and, with the same data,
+    on the CPU. A row per step: the two losses and the ``SHOWN`` entries of
+    ``torch.accelerator.memory_stats()`` after the step (every key under "stats")."""
+    import torch
+
+    models = {"dev": make_mlp(seed).to(device), "cpu": make_mlp(seed)}
+    optims = {k: torch.optim.SGD(m.parameters(), lr=0.05) for k, m in models.items()}
+    generator = torch.Generator().manual_seed(seed + 1)
+    rows = []
+    for step in range(1, steps + 1):
+        x = torch.randn(BATCH, SIZES[0], generator=generator)
+        y = torch.randn(BATCH, SIZES[-1], generator=generator)
+        losses = {}
+        for key, model in models.items():
+            where = device if key == "dev" else "cpu"
+            optims[key].zero_grad()
+            loss = torch.nn.functional.mse_loss(model(x.to(where)), y.to(where))
+            loss.backward()
+            optims[key].step()
+            losses[key] = float(loss.detach().to("cpu"))
+        stats = dict(torch.accelerator.memory_stats())
+        rows.append(
+            {"step": step, "loss": losses["dev"], "cpu_loss": losses["cpu"], "stats": stats}
+        )
+    return rows
+
+
+def replay_stats(allocator_lib: Any, events: Sequence[Sequence[Any]]) -> dict[str, int]:
+    """Week 4's ``memory_stats()`` after ``events`` (("malloc", id, nbytes) / ("free", id))
+    on a fresh ``allocator_lib.CachingAllocator`` with a ``CAPACITY`` device."""
+    allocator = allocator_lib.CachingAllocator(allocator_lib.Device(CAPACITY))
+    live: dict[Any, Any] = {}
+    for event in events:
+        if event[0] == "malloc":
+            live[event[1]] = allocator.malloc(event[2])
+        else:
+            allocator.free(live.pop(event[1]))
+    return dict(allocator.memory_stats())
+
+
+def _mib(n: int) -> str:
+    return f"{n / 2**20:.2f} MiB"
+
+
+def steps_table(rows: Sequence[dict[str, Any]]) -> HTML:
+    """The rows of ``mlp_steps`` as a table: losses, then what the allocator holds."""
+    head = ["step", "loss on labdev", "loss on the CPU", "reserved", "allocated", "segments"]
+    head += ["driver mallocs", "allocations so far"]
+    cells = []
+    for row in rows:
+        s = row["stats"]
+        cells.append(
+            [
+                str(row["step"]),
+                f"{row['loss']:.6f}",
+                f"{row['cpu_loss']:.6f}",
+                _mib(s.get("reserved_bytes.all.current", 0)),
+                _mib(s.get("allocated_bytes.all.current", 0)),
+                str(s.get("segment.all.current", 0)),
+                str(s.get("num_device_alloc", 0)),
+                str(s.get("allocation.all.allocated", 0)),
+            ]
+        )
+    th = "".join(f"<th>{html.escape(h)}</th>" for h in head)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in cells
+    )
+    return HTML(f"<table class='torchlab-joined'><tr>{th}</tr>{body}</table>")
