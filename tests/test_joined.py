@@ -112,7 +112,7 @@ def _child(mode: str) -> dict[str, Any]:
 
     privateuse1.setup()
     if mode == "skeleton":
-        cpp = joined.load_week4c(REPO / "labs" / "week4c_cpp_allocator")
+        cpp = joined.load_lab_module(REPO / "labs" / "week4c_cpp_allocator", "cpp_allocator")
         privateuse1.use_caching_allocator(cpp.CachingAllocator(cpp.Device(1 << 30, 512, True)))
         try:
             torch.empty(10, device="labdev")
@@ -125,7 +125,7 @@ def _child(mode: str) -> dict[str, Any]:
     out["plain"] = [torch.accelerator.memory_allocated(), privateuse1.memory_allocated()]
     del t
 
-    cpp = joined.load_week4c(REPO / "reference_impl")
+    cpp = joined.load_lab_module(REPO / "reference_impl", "cpp_allocator")
     try:
         privateuse1.use_caching_allocator(cpp.CachingAllocator(cpp.Device(1 << 30)))
         out["simulated"] = "accepted"

@@ -139,6 +139,26 @@ def test_chunk_rule_pictures(executed):
 
 
 @pytest.mark.parametrize("week", list(WEEKS))
+@pytest.mark.parametrize("impl", ["lab", "reference"])
+def test_week5_joined_up_with_week4c(impl):
+    """Section 6 lends week 4c's allocator to labdev: on the reference, a table of training
+    steps and every statistic equal to week 4's replay; on the skeletons, a hint naming the
+    week-4c task to write."""
+    nb = run("week5", impl)
+    by_id = {c.get("id"): c for c in nb.cells}
+    steps, compared = html_of(by_id["w5-joined-1"]), html_of(by_id["w5-joined-3"])
+    if impl == "reference":
+        [table] = steps
+        assert "torchlab-joined" in table and table.count("<tr>") == 1 + 5
+        [same] = compared
+        assert "statistics are equal" in same and "differ" not in same
+    else:
+        [hint] = steps
+        assert "torchlab-hint" in hint and "Task 4.7" in hint
+        [hint] = compared
+        assert "torchlab-hint" in hint
+
+
 def test_notebook_names_nothing_a_student_copy_lacks(week):
     notebook = notebook_of(week)
     nb = nbformat.read(notebook, as_version=4)

@@ -5,19 +5,22 @@ Week 4c's ``cpp_allocator.lend_to_device`` wraps the allocator in a ``c10::Devic
 week 5's ``privateuse1.use_caching_allocator`` hands it to labdev.cpp, which from then on takes
 every block from it. Here:
 
-- ``load_week4c(folder)``: the ``cpp_allocator`` module of week 4c's lab folder (built now, or
-  found in the build cache);
+- ``other_week(week)``: another week's module, where ``mine`` would find it (week 4c's
+  ``cpp_allocator`` is built now, or found in the build cache);
 - ``mlp_steps(device_lib, steps)``: a small MLP trained on labdev beside the same MLP on the
   CPU, with ``torch.accelerator.memory_stats()`` after every step;
 - ``replay_stats(allocator_lib, events)``: the statistics week 4's Python allocator keeps for
   the same malloc and free events (the check that the C++ answered as week 4 would);
-- ``steps_table(rows)``: the rows as an HTML table.
+- ``steps_table(rows)``: the rows as an HTML table;
+- ``compare_with_week4()``: the statistics torch reads from the
+  lent allocator beside week 4's for the same events, as an HTML table.
 """
 
 from __future__ import annotations
 
 import html
 import importlib.util
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -40,23 +43,35 @@ SHOWN = (
 )
 
 
-def load_week4c(folder: Path | str) -> ModuleType:
-    """``cpp_allocator`` from week 4c's lab folder, imported under its own name once."""
-    if "cpp_allocator" in sys.modules:
-        return sys.modules["cpp_allocator"]
-    path = Path(folder) / "cpp_allocator.py"
+def load_lab_module(folder: Path | str, name: str) -> ModuleType:
+    """``name`` from another week's lab folder (``cpp_allocator`` from week 4c's), imported
+    under its own name once: a process keeps the C++ library it has loaded."""
+    if name in sys.modules:
+        return sys.modules[name]
+    path = Path(folder) / f"{name}.py"
     if not path.is_file():
-        raise FileNotFoundError(f"cannot find {path}: week 4c's lab folder holds it")
-    spec = importlib.util.spec_from_file_location("cpp_allocator", path)
+        raise FileNotFoundError(f"cannot find {path}: that week's lab folder holds it")
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    sys.modules["cpp_allocator"] = module
+    sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
     except BaseException:
-        del sys.modules["cpp_allocator"]
+        del sys.modules[name]
         raise
     return module
+
+
+def other_week(week: str) -> ModuleType:
+    """``week``'s module as ``mine`` finds it: the lab folder's, or the course's own answer when
+    ``TORCHLAB_IMPL=reference`` (a path names one week's file, so it picks the lab's here)."""
+    from autograder.runner import resolve_impl
+    from autograder.weeks import get_week
+
+    impl = "reference" if os.environ.get("TORCHLAB_IMPL") == "reference" else "lab"
+    path = resolve_impl(get_week(week), impl)
+    return load_lab_module(path.parent, path.stem)
 
 
 def make_mlp(seed: int = 0) -> Any:
@@ -140,3 +155,28 @@ def steps_table(rows: Sequence[dict[str, Any]]) -> HTML:
         "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in cells
     )
     return HTML(f"<table class='torchlab-joined'><tr>{th}</tr>{body}</table>")
+
+
+def compare_with_week4() -> HTML:
+    """``torch.accelerator.memory_stats()`` of the lent allocator beside week 4's Python
+    allocator's statistics after the same events: the keys that differ, or a few headline keys
+    when none does."""
+    import torch
+
+    week4, cpp = other_week("week4"), other_week("week4c")
+    live = dict(torch.accelerator.memory_stats())
+    replayed = replay_stats(week4, cpp.lent_trace())
+    differ = [k for k in sorted(live) if live[k] != replayed.get(k)]
+    keys = differ or list(SHOWN) + ["allocated_bytes.all.peak", "inactive_split.all.peak"]
+    th = "<tr><th>statistic</th><th>C++, through torch.accelerator</th><th>week 4</th></tr>"
+    body = "".join(
+        f"<tr><td>{html.escape(k)}</td><td>{live.get(k)}</td><td>{replayed.get(k)}</td></tr>"
+        for k in keys
+    )
+    if differ:
+        note = (
+            f"{len(differ)} of {len(live)} statistics differ: the first differing key is the clue."
+        )
+    else:
+        note = f"all {len(live)} statistics are equal; a few of them:"
+    return HTML(f"<p>{html.escape(note)}</p><table class='torchlab-joined'>{th}{body}</table>")

@@ -683,7 +683,10 @@ uintptr_t lend_to_device(py::object owner) {
 }
 
 py::list lent_trace() {
-  if (lent == nullptr) throw std::runtime_error("no allocator has been lent to a device");
+  if (lent == nullptr)
+    throw std::runtime_error(
+        "no allocator has been lent to a device yet: lend one first (week 5's "
+        "use_caching_allocator)");
   return lent->trace();
 }
 
