@@ -37,8 +37,20 @@ from pathlib import Path
 
 from autograder import isolation
 
-# -O1: most of the build is parsing torch's headers; optimising harder buys the lab nothing.
+# -O1: most of the build is parsing torch's headers; optimising harder buys most labs nothing.
 CFLAGS = ["-O1"]  # torch adds -std=c++20, which its headers need
+
+
+def cflags(name: str) -> list[str]:
+    """The flags lib ``name`` is built with: its week's ``native_cflags``, else ``CFLAGS``."""
+    from autograder.weeks import WEEKS
+
+    for week in WEEKS.values():
+        if week.native_library == name and week.native_cflags:
+            return list(week.native_cflags)
+    return list(CFLAGS)
+
+
 _ERROR = re.compile(
     r"^(?P<file>[^\s:]+\.(?:cpp|cc|cxx|h|hpp)):(?P<line>\d+):(?:\d+:)? "
     r"(?:fatal )?error: (?P<message>.*)$",
@@ -81,7 +93,7 @@ def _torch_version() -> str:
 
 def source_key(name: str, sources: dict[str, bytes]) -> str:
     """The hash a build is cached under: the sources, torch's version, the flags."""
-    h = hashlib.sha256(f"{name} torch={_torch_version()} {CFLAGS}".encode())
+    h = hashlib.sha256(f"{name} torch={_torch_version()} {cflags(name)}".encode())
     for filename in sorted(sources):
         h.update(filename.encode() + b"\0" + sources[filename] + b"\0")
     return h.hexdigest()[:24]
@@ -289,7 +301,7 @@ def precompiled_header(name: str, source: Path) -> Path | None:
         return None
     text = "// Made by torchlab (autograder/native.py) from " + source.name + "\n"
     text += "\n".join(includes) + "\n"
-    key = hashlib.sha256(f"{name} torch={_torch_version()} {CFLAGS}\n{text}".encode())
+    key = hashlib.sha256(f"{name} torch={_torch_version()} {cflags(name)}\n{text}".encode())
     folder = cache_root() / "pch" / name / key.hexdigest()[:24]
     header = folder / PCH_HEADER
     if (folder / f"{PCH_HEADER}.gch").is_file():
@@ -322,7 +334,7 @@ def _make_pch(name: str, header: str) -> int:
         Path(stub).write_text("")
         ninja = os.path.join(tmp, "build.ninja")
         cpp_extension._write_ninja_file_to_build_library(
-            ninja, name, [stub], CFLAGS, [], [], [], [], False, False, False
+            ninja, name, [stub], cflags(name), [], [], [], [], False, False, False
         )
         flags: list[str] = []
         for line in Path(ninja).read_text().splitlines():
@@ -371,7 +383,7 @@ def _main(argv: list[str]) -> int:
         cpp_extension._write_ninja_file_and_build_library(
             name,
             [os.path.abspath(f) for f in files],
-            CFLAGS + extra,
+            cflags(name) + extra,
             None,
             None,
             None,
