@@ -138,7 +138,6 @@ def test_chunk_rule_pictures(executed):
     assert "view(6, 4) is impossible" in steps[2]
 
 
-@pytest.mark.parametrize("week", list(WEEKS))
 @pytest.mark.parametrize("impl", ["lab", "reference"])
 def test_week5_joined_up_with_week4c(impl):
     """Section 6 lends week 4c's allocator to labdev: on the reference, a table of training
@@ -159,6 +158,7 @@ def test_week5_joined_up_with_week4c(impl):
         assert "torchlab-hint" in hint
 
 
+@pytest.mark.parametrize("week", list(WEEKS))
 def test_notebook_names_nothing_a_student_copy_lacks(week):
     notebook = notebook_of(week)
     nb = nbformat.read(notebook, as_version=4)
