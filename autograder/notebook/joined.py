@@ -64,12 +64,15 @@ def load_lab_module(folder: Path | str, name: str) -> ModuleType:
 
 
 def other_week(week: str) -> ModuleType:
-    """``week``'s module as ``mine`` finds it: the lab folder's, or the course's own answer when
-    ``TORCHLAB_IMPL=reference`` (a path names one week's file, so it picks the lab's here)."""
+    """``week``'s module where ``mine`` finds it: ``TORCHLAB_IMPL`` names where to look (the
+    lab folders unless it says otherwise); a path there names one week's file, so another
+    week is looked for in its lab folder."""
     from autograder.runner import resolve_impl
     from autograder.weeks import get_week
 
-    impl = "reference" if os.environ.get("TORCHLAB_IMPL") == "reference" else "lab"
+    impl = os.environ.get("TORCHLAB_IMPL", "lab")
+    if os.sep in impl or impl.endswith(".py"):
+        impl = "lab"
     path = resolve_impl(get_week(week), impl)
     return load_lab_module(path.parent, path.stem)
 
