@@ -15,6 +15,21 @@ and mount namespaces, as uid and gid 65534, with a file system built for it:
 - absent: everything else, the reference engine, other students, the grader's outputs, the
   course's git history and the network included.
 
+The root of that file system is read-only (``--remount-ro /``): the folders bwrap makes to
+mount things on (the course's folder on PYTHONPATH, say) are no place to plant a module, and a
+folder that hides something is an empty, read-only tmpfs of a few KB. ``/proc/sys`` and the
+other kernel settings under ``/proc`` are bound read-only too.
+
+**A grader running as root** (a container, Gradescope's ``run_autograder``): bwrap maps the
+sandbox's uid 65534 to the grader's own uid outside, and the kernel lets a process whose real
+uid is 0 write ``/proc/sys`` (``kernel.core_pattern`` runs a command as root at the next
+crash) whatever its capabilities. So a root grader starts bwrap as uid and gid 65534
+(``nobody``) outside too (``Jail.preexec``): it first makes, in a mount namespace of its own, a
+*view* where each folder bwrap binds is reachable by that user (Python under ``/root`` is not),
+then drops to 65534 and execs bwrap. Where that cannot be done (a container without
+CAP_SYS_ADMIN), the worker stays root outside behind a read-only ``/proc/sys`` and no
+capabilities; ``describe()`` says which, and every report records it.
+
 ``--die-with-parent`` and the pid namespace end the whole process tree with the worker, and
 a seccomp filter refuses to create processes at all (threads are allowed), to join or make
 namespaces, to mount, to trace, and a few more kernel doors a worker never needs. The runner
@@ -28,6 +43,8 @@ check runs with the guard alone, and ``torchlab grade`` refuses unless told
 
 from __future__ import annotations
 
+import atexit
+import ctypes
 import functools
 import os
 import platform
@@ -46,6 +63,8 @@ GUARD_ONLY = "none (the audit-hook guard only)"
 NOBODY = 65534  # the uid and gid the worker has inside the sandbox
 WORK = "/home/student"  # the worker's folder inside: the submission's copy, cwd and $HOME
 TMPFS_MB = {WORK: 64, "/tmp": 64, "/dev/shm": 16}
+# Kernel settings a process whose uid is 0 outside could write: bound read-only over /proc.
+PROC_READ_ONLY = ("sys", "sysrq-trigger", "irq", "bus", "fs", "driver", "acpi", "scsi")
 
 
 @dataclass
@@ -55,6 +74,14 @@ class Jail:
     argv: list[str]
     pass_fds: list[int] = field(default_factory=list)
     owned_fds: list[int] = field(default_factory=list)  # opened by build(): close() shuts them
+    # A root grader's view: (host folder, writable) for each bind routed through it.
+    view: list[tuple[str, bool]] = field(default_factory=list)
+
+    def preexec(self) -> None:
+        """Run in the forked child just before it execs bwrap (``preexec_fn``): for a root
+        grader, build the view and become uid 65534 (see the module docstring)."""
+        if self.view:
+            _enter_view(self.view)
 
     def close(self) -> None:
         """Close what build() opened, once. Never the caller's ``keep_fds``: closing a number
@@ -75,7 +102,13 @@ def bubblewrap_problem() -> str | None:
     probe = build([sys.executable, "-c", "import sys; sys.exit(7)"], files={}, hide=[])
     try:
         run = subprocess.run(
-            probe.argv, pass_fds=probe.pass_fds, capture_output=True, text=True, timeout=30
+            probe.argv,
+            pass_fds=probe.pass_fds,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            stdin=subprocess.DEVNULL,
+            preexec_fn=probe.preexec,
         )
     except (OSError, subprocess.SubprocessError) as exc:
         return f"bubblewrap could not start: {exc}"
@@ -136,59 +169,171 @@ def build(
     seccomp: bool = True,
     work: str | None = None,
     ro_binds: list[str] | None = None,
+    mount_caps: bool = False,
 ) -> Jail:
-    """The bwrap command that runs ``command`` in a sandbox.
+    """The bwrap command that runs ``command`` in a sandbox (start it with ``preexec_fn=
+    jail.preexec``).
 
     ``files``: name -> host file, copied into the worker's folder (the submission's private copy).
-    ``hide``: host folders to cover with an empty tmpfs where they fall inside what is bound
-    (forbidden packages, hidden cases, the oracle cache). ``keep_fds`` stay open inside (the
-    result pipe). ``seccomp=False``: no filter for the whole sandbox (the fork server installs
+    ``hide``: host folders to cover with an empty read-only tmpfs where they fall inside what is
+    bound (forbidden packages, hidden cases, the oracle cache). ``keep_fds`` stay open inside
+    (the result pipe). ``seccomp=False``: no filter for the whole sandbox (the fork server installs
     it in each child it forks, see zygote.py). ``work``: a host folder to bind, writable, as
     the worker's folder instead of a fresh tmpfs (a native build's folder, see native.py).
     ``ro_binds``: more host folders visible read-only at their own paths (a precompiled
-    header the build includes).
+    header the build includes). ``mount_caps``: keep CAP_SYS_ADMIN (and CAP_SETPCAP) inside the
+    sandbox's own user namespace, for the fork server, which mounts each child's fresh folders
+    and drops them in the child before any submitted code runs (zygote.py).
     """
     jail = Jail([])
+    as_nobody = root_mode() == "view"
+
+    def bind(source: str, dest: str, writable: bool = False) -> list[str]:
+        if as_nobody and not _system_path(source):
+            jail.view.append((source, writable))
+            source = _view_dir() + source
+        return ["--bind" if writable else "--ro-bind", source, dest]
+
     args = ["bwrap", "--unshare-all", "--unshare-user"]
     if _supports("--disable-userns"):
         args.append("--disable-userns")  # no nested user namespace: no way to regain mounts
     args += ["--uid", str(NOBODY), "--gid", str(NOBODY), "--hostname", "torchlab"]
+    if mount_caps:
+        args += ["--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP"]
     args += ["--die-with-parent", "--new-session", "--clearenv"]
     args += _system_binds()
     args += ["--proc", "/proc", "--dev", "/dev"]
+    for name in PROC_READ_ONLY:  # the kernel's settings: never written from inside
+        if os.path.exists(f"/proc/{name}"):
+            args += ["--ro-bind", f"/proc/{name}", f"/proc/{name}"]
     for mount, mb in TMPFS_MB.items():  # first: a bind below may sit inside one of them
         if mount == WORK and work is not None:
-            args += ["--bind", work, WORK]
+            args += bind(work, WORK, writable=True)
             continue
         args += ["--size", str(mb * 2**20), "--perms", "1777", "--tmpfs", mount]
     bound = _python_roots() + [autograder_dir()]
     for root in _outermost(bound):
-        args += ["--ro-bind", root, root]
+        args += bind(root, root)
     for folder in ro_binds or []:
-        args += ["--ro-bind", folder, folder]
+        args += bind(folder, folder)
     for folder in sorted({os.path.realpath(h) for h in hide}):
         if os.path.isdir(folder) and any(_inside(folder, b) for b in bound):
-            args += ["--tmpfs", folder]  # an empty folder where the answers were
+            # an empty folder where the answers were: read-only, a few KB of the host's memory
+            args += ["--size", "4096", "--perms", "0555", "--tmpfs", folder]
+            args += ["--remount-ro", folder]
     for name, path in files.items():
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
         jail.pass_fds.append(fd)
         args += ["--perms", "0644", "--file", str(fd), f"{WORK}/{name}"]
     for name, text in _identity().items():  # honest code may ask who it is (getpass)
-        fd = _memfd(name, text.encode())
+        fd = memfd(name, text.encode())
         jail.pass_fds.append(fd)
         args += ["--perms", "0644", "--file", str(fd), f"/etc/{name}"]
     filt = seccomp_filter() if seccomp else None
     if filt is not None:
-        fd = _memfd("torchlab-seccomp", filt)
+        fd = memfd("torchlab-seccomp", filt)
         jail.pass_fds.append(fd)
         args += ["--seccomp", str(fd)]
     for key, value in (env or {}).items():
         args += ["--setenv", key, value]
+    # Last: nothing outside the tmpfs folders above (and a build's folder) is writable, not
+    # even the folders bwrap made to mount things on.
+    args += ["--remount-ro", "/"]
     args += ["--chdir", WORK, "--"]
     jail.argv = args + command
     jail.owned_fds = list(jail.pass_fds)
     jail.pass_fds += list(keep_fds)
     return jail
+
+
+# ---- a grader running as root --------------------------------------------------------------
+
+_LIBC = ctypes.CDLL(None, use_errno=True)  # loaded now: a forked child should not load it
+_CLONE_NEWNS = 0x00020000
+_MS_NOSUID, _MS_NODEV, _MS_BIND, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x1000, 0x4000, 0x40000
+
+
+def _system_path(path: str) -> bool:
+    """Folders everyone may read on any system: bound as they are, never through the view."""
+    return any(_inside(path, top) for top in ("/usr", "/etc"))
+
+
+@functools.cache
+def _view_dir() -> str:
+    """An empty folder, made once per grader process, that each root-started bwrap mounts its
+    private view on (in its own mount namespace, so the host never sees what is inside)."""
+    folder = tempfile.mkdtemp(prefix="torchlab-view-")
+    os.chmod(folder, 0o755)
+    atexit.register(lambda: os.path.isdir(folder) and os.rmdir(folder))
+    return folder
+
+
+def _enter_view(view: list[tuple[str, bool]]) -> None:
+    """In the child of a root grader, just before exec: a private mount namespace where
+    ``_view_dir()`` holds each folder bwrap binds, then uid and gid 65534 for good. Any
+    failure raises, and ``subprocess`` reports it: the sandbox never starts half made."""
+
+    def check(result: int, what: str) -> None:
+        if result != 0:
+            errno = ctypes.get_errno()
+            raise OSError(errno, f"{what}: {os.strerror(errno)}")
+
+    top = _view_dir()
+    check(_LIBC.unshare(_CLONE_NEWNS), "unshare(CLONE_NEWNS)")
+    check(_LIBC.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None), "making / private")
+    opts = b"mode=0755,size=65536"
+    check(_LIBC.mount(b"tmpfs", top.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, opts), "tmpfs")
+    os.umask(0o022)
+    for source, _writable in view:
+        target = top + source
+        if os.path.isdir(source):
+            os.makedirs(target, exist_ok=True)
+        else:
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            open(target, "a").close()
+        check(_LIBC.mount(source.encode(), target.encode(), None, _MS_BIND | _MS_REC, None), source)
+    os.setgroups([])
+    os.setresgid(NOBODY, NOBODY, NOBODY)
+    os.setresuid(NOBODY, NOBODY, NOBODY)
+
+
+@functools.cache
+def root_mode() -> str:
+    """How workers run when the grader is root: "view" (uid 65534 outside, see the module
+    docstring), "root" (uid 0 outside: /proc/sys read-only and no capabilities are what
+    stands), or "" when the grader is not root."""
+    if os.geteuid() != 0 or shutil.which("bwrap") is None or sys.platform != "linux":
+        return ""
+    probe = Jail([])
+    python = os.path.dirname(os.path.realpath(sys.executable))
+    probe.view = [(python, False)]
+    _view_dir()  # made here, in the grader: the child only mounts on it
+    argv = ["bwrap", "--unshare-all", "--unshare-user", "--uid", str(NOBODY)]
+    argv += ["--gid", str(NOBODY), *_system_binds(), "--ro-bind", _view_dir() + python, python]
+    try:
+        run = subprocess.run(
+            [*argv, "--", "/bin/sh", "-c", f"test -d {python}"],
+            capture_output=True,
+            timeout=30,
+            stdin=subprocess.DEVNULL,
+            preexec_fn=probe.preexec,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return "root"
+    return "view" if run.returncode == 0 else "root"
+
+
+def describe(kind: str) -> str:
+    """The isolation a report records: ``kind`` and, for a root grader, what stands."""
+    mode = root_mode() if kind == BUBBLEWRAP else ""
+    if mode == "view":
+        return f"{kind} (the grader runs as root; workers run as uid {NOBODY} outside too)"
+    if mode == "root":
+        return (
+            f"{kind} (the grader runs as root and workers stay root outside: /proc/sys "
+            "read-only, no capabilities; run the grader as another user to do better)"
+        )
+    return kind
 
 
 def _identity() -> dict[str, str]:
@@ -212,7 +357,7 @@ def _supports(option: str) -> bool:
     return option in text
 
 
-def _memfd(name: str, data: bytes) -> int:
+def memfd(name: str, data: bytes) -> int:
     """A read-only descriptor holding ``data`` (bwrap reads the filter from it)."""
     if hasattr(os, "memfd_create"):
         fd = os.memfd_create(name, 0)

@@ -26,6 +26,7 @@ import importlib.metadata
 import os
 import re
 import resource
+import select
 import shutil
 import signal
 import subprocess
@@ -243,10 +244,13 @@ def _compile(
         resource.setrlimit(resource.RLIMIT_AS, (size, size))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         resource.setrlimit(resource.RLIMIT_FSIZE, (256 * 2**20,) * 2)
+        if jail is not None:
+            jail.preexec()  # a root grader: the build runs as uid 65534 outside too
 
     try:
         proc = subprocess.Popen(
             argv,
+            stdin=subprocess.DEVNULL,  # never the grader's: `#include "/proc/1/fd/0"` reads it
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             cwd=cwd,
@@ -258,16 +262,52 @@ def _compile(
     finally:
         if jail is not None:
             jail.close()
-    try:
-        out, _ = proc.communicate(timeout=limits.seconds)
-        return proc.returncode, out.decode(errors="replace"), False
-    except subprocess.TimeoutExpired:
+    assert proc.stdout is not None
+    output, timed_out = read_bounded(proc.stdout.fileno(), time.monotonic() + limits.seconds)
+    if timed_out:
         try:
             os.killpg(proc.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
-        proc.communicate()
+    proc.stdout.close()
+    proc.wait()
+    if timed_out:
         return -9, "", True
+    return proc.returncode, output.decode(errors="replace"), False
+
+
+MAX_OUTPUT_BYTES = 256 * 1024  # a build's output the grader keeps: the start and the end
+
+
+def read_bounded(fd: int, deadline: float) -> tuple[bytes, bool]:
+    """Read ``fd`` to its end or to ``deadline``: (what was kept, whether time ran out).
+
+    Only the first and the last ``MAX_OUTPUT_BYTES / 2`` are kept, so a build that floods its
+    output costs the grader a fixed amount of memory; the rest is counted and dropped (the
+    first error is near the start, the linker's near the end)."""
+    half = MAX_OUTPUT_BYTES // 2
+    head, tail, dropped = bytearray(), bytearray(), 0
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return bytes(head + tail), True
+        ready, _, _ = select.select([fd], [], [], left)
+        if not ready:
+            continue
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        if len(head) < half:
+            take = half - len(head)
+            head += chunk[:take]
+            chunk = chunk[take:]
+        tail += chunk
+        if len(tail) > half:
+            dropped += len(tail) - half
+            del tail[: len(tail) - half]
+    if dropped:
+        head += f"\n[... {dropped} bytes of output left out ...]\n".encode()
+    return bytes(head + tail), False
 
 
 def _sandboxed(limits: BuildLimits) -> bool:
@@ -305,12 +345,16 @@ def precompiled_header(name: str, source: Path) -> Path | None:
     folder = cache_root() / "pch" / name / key.hexdigest()[:24]
     header = folder / PCH_HEADER
     if (folder / f"{PCH_HEADER}.gch").is_file():
+        folder.chmod(0o755)  # a root grader's builds run as uid 65534 (an older cache: 0700)
         return header
     staging = Path(tempfile.mkdtemp(prefix=f".{name}-pch-", dir=_ensure(folder.parent)))
+    staging.chmod(0o755)  # readable by the build, which may run as another uid than ours
     (staging / PCH_HEADER).write_text(text)
     command = [sys.executable, "-m", "autograder.native", "--pch", name, str(staging / PCH_HEADER)]
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
-    made = subprocess.run(command, capture_output=True, env=env, timeout=600, check=False)
+    made = subprocess.run(
+        command, capture_output=True, env=env, timeout=600, check=False, stdin=subprocess.DEVNULL
+    )
     if made.returncode != 0 or not (staging / f"{PCH_HEADER}.gch").is_file():
         shutil.rmtree(staging, ignore_errors=True)
         return None  # builds go on without it, only slower

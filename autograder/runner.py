@@ -118,7 +118,7 @@ def run_week(
         _prestart(w, path, include_hidden, limits)
     cases = [c for c in load_week(w.name, include_hidden) if _selected(c, select_cases)]
     report = Report(f"{w.name}: {w.title}", str(path))  # absolute: no doubt which copy
-    report.isolation = isolation_for(limits)
+    report.isolation = isolation.describe(isolation_for(limits))
     if impl == "reference" and not path.exists():
         report.problems.append("this copy of the course has no reference engine")
     expected = expected_observations(w.name, cases)
@@ -145,14 +145,32 @@ def run_week(
                 for c in cases
                 if c.hidden == hidden
             ]
-            if items:
-                outcomes.update(
-                    run_engine(w, path, items, limits, report.problems, hidden, deadline, library)
-                )
+            if not items:
+                continue
+            problems = report.problems if not hidden else []
+            ran = run_engine(w, path, items, limits, problems, hidden, deadline, library)
+            outcomes.update(ran)
+            if hidden:
+                _neutral_hidden_problems(problems, report.problems)
     for c in cases:
         report.results.append(_result(c, expected[c.id]["expected"], outcomes[c.id]))
     assign_blame(report.results)
     return report
+
+
+HIDDEN_PROBLEM = (
+    "the hidden cases could not run (the module failed in their own worker); "
+    "their details are not shown"
+)
+
+
+def _neutral_hidden_problems(problems: list[str], shown: list[str]) -> None:
+    """What went wrong in the hidden cases' worker stays with those cases (whose details a
+    student never sees: ``Report.for_student``); the report's problems, which a student reads
+    in full, get one neutral line. The worker read the hidden cases' source, so anything it
+    says (an import error, a crash) may quote them."""
+    if problems and HIDDEN_PROBLEM not in shown:
+        shown.append(HIDDEN_PROBLEM)
 
 
 def _build_native(w: Week, path: Path, limits: Limits) -> tuple[Path | None, str | None]:
@@ -266,14 +284,17 @@ def run_engine(
     return outcomes
 
 
-def _limit_child(limits: Limits) -> None:
+def _limit_child(limits: Limits, then: Callable[[], None] | None = None) -> None:
     """Limits the kernel enforces on the worker, whatever the code inside it does (they pass
-    through bwrap to everything in the sandbox)."""
+    through bwrap to everything in the sandbox); then ``then`` (a root grader's jail drops to
+    uid 65534, see isolation.Jail.preexec)."""
     for name, value in rlimits(limits).items():
         resource.setrlimit(getattr(resource, name), (value, value))
     if os.getuid() != 0:  # root ignores NPROC; the sandbox's seccomp filter refuses fork
         # The kernel counts every process of this uid, the user's own included: leave room.
         resource.setrlimit(resource.RLIMIT_NPROC, (_processes_of(os.getuid()) + 64,) * 2)
+    if then is not None:
+        then()
 
 
 def rlimits(limits: Limits) -> dict[str, int]:
@@ -412,10 +433,6 @@ def _run_worker(
             request["native_library"] = str(Path(inside) / library.name if sandboxed else library)
         log_path = Path(workdir) / "worker.log"
         if sandboxed and week.fork_server:
-            request["files"] = {
-                name: p.read_bytes().decode("latin-1")
-                for name, p in _engine_files(path, library).items()
-            }
             request["rlimits"] = rlimits(limits)
             try:
                 return _run_forked(
@@ -426,32 +443,33 @@ def _run_worker(
                     outcomes,
                     run_deadline,
                     module,
+                    _engine_files(path, library),  # handed over as descriptors, never as text
                 )
             finally:
                 os.close(read_fd)
+        # The request in a memfd of its own (argv[2]); stdin is /dev/null, so nothing the
+        # worker (or a build's #include "/proc/1/fd/0") reads there is the grader's.
+        request_fd = isolation.memfd("torchlab-request", json.dumps(request).encode())
+        argv = [*argv, str(request_fd)]
+        preexec = jail.preexec if jail is not None else None
         try:
             with open(log_path, "wb") as log:
                 proc = subprocess.Popen(
                     argv,
-                    stdin=subprocess.PIPE,
+                    stdin=subprocess.DEVNULL,
                     stdout=log,
                     stderr=log,
-                    pass_fds=fds,
+                    pass_fds=(*fds, request_fd),
                     cwd=cwd,
                     env=env,
                     start_new_session=True,  # its own process group: a kill takes its children
-                    preexec_fn=lambda: _limit_child(limits),
+                    preexec_fn=lambda: _limit_child(limits, preexec),
                 )
         finally:
             os.close(write_fd)
+            os.close(request_fd)
             if jail is not None:
                 jail.close()
-        try:
-            assert proc.stdin is not None
-            proc.stdin.write(json.dumps(request).encode())
-            proc.stdin.close()
-        except BrokenPipeError:
-            pass
         try:
             wanted = {item["id"] for item in items}
             return _supervise(
@@ -472,7 +490,8 @@ def _server(
         def make(fd: int) -> tuple[list[str], list[int], isolation.Jail]:
             command = [sys.executable, "-m", "autograder.zygote", str(fd)]
             command += [json.dumps(list(week.preload)), week.warm_up]
-            jail = isolation.build(command, {}, [str(p) for p in secrets], env, (fd,), False)
+            hide = [str(p) for p in secrets]
+            jail = isolation.build(command, {}, hide, env, (fd,), False, mount_caps=True)
             return jail.argv, jail.pass_fds, jail
 
         return zygote.Zygote(make, wait)
@@ -499,6 +518,7 @@ def _run_forked(
     outcomes: dict[str, dict],
     run_deadline: float,
     module: Path,
+    files: dict[str, Path],
 ) -> str | None:
     """``_run_worker`` for a week whose module uses torch: the worker is a child of a fork
     server that imported torch once (zygote.py), in a sandbox built the same way: the same
@@ -511,7 +531,7 @@ def _run_forked(
             server = zygote.POOL.acquire(key, start)
             try:
                 with open(log_path, "wb") as log:
-                    proc = server.spawn(request, write_fd, log.fileno())
+                    proc = server.spawn(request, write_fd, log.fileno(), files)
                 break
             except OSError:
                 server.close()

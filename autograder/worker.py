@@ -1,6 +1,6 @@
 """The worker: runs the engine under test, case by case, in a child process.
 
-The parent (``runner.py``) sends one JSON request on stdin and reads one JSON line per event
+The parent (``runner.py``) hands it one JSON request in a memfd and reads one JSON line per event
 from a dedicated pipe (fd given as argv[1]), so whatever the engine prints cannot be mistaken
 for a result. Torch is never imported here: the expected answers stay with the parent.
 """
@@ -58,7 +58,11 @@ def load_engine(path: str, name: str) -> Any:
 
 
 def main() -> None:
-    serve(json.loads(sys.stdin.read()), int(sys.argv[1]))
+    """``python -m autograder.worker RESULT_FD REQUEST_FD``: the request is read from its own
+    descriptor (a memfd), never from stdin."""
+    with os.fdopen(int(sys.argv[2]), "rb") as f:
+        request = json.loads(f.read())
+    serve(request, int(sys.argv[1]))
 
 
 def serve(request: dict[str, Any], out_fd: int) -> None:

@@ -9,12 +9,18 @@ submission's files into ``/home/student``, lowers its rlimits, installs the secc
 
 What keeps one run from reaching the next, or the grader:
 
-- The zygote never reads a submission: the request travels in a memfd the grader hands to the
-  child (``SCM_RIGHTS`` over a socket), so no student's code or answers ever sit in the memory
-  the next child inherits.
-- One child at a time. When it has exited (it cannot fork, so nothing of it survives), the
-  zygote empties ``/home/student``, ``/tmp`` and ``/dev/shm``; if anything is left it exits
-  instead of serving again, and the grader starts a fresh one.
+- Nothing a child can write outlives it. The server's sandbox is read-only everywhere (its root
+  included; see isolation.build). Each child first enters a mount namespace of its own and
+  mounts fresh, size-limited tmpfs folders on ``/home/student``, ``/tmp`` and ``/dev/shm``
+  (the server keeps CAP_SYS_ADMIN inside its user namespace for this alone), copies the
+  submission's files in, and then drops every capability before anything of the submission
+  runs. When the child exits, its folders go with its namespace: the next child never sees
+  them, and the server's own folders were never writable to it.
+- The zygote never reads a submission: the request travels in a memfd, and each file as a
+  descriptor, that the grader hands to the child (``SCM_RIGHTS`` over a socket), so no
+  student's code or answers ever sit in the memory the next child inherits, and a large file
+  never passes through a message.
+- One child at a time, and the server never runs submitted code itself.
 - The zygote is not dumpable (``PR_SET_DUMPABLE`` 0), so a child can neither trace it nor open
   its ``/proc/<pid>/mem`` or descriptors; the seccomp filter refuses ptrace anyway. A child may
   still kill the zygote (same uid): that ends only its own run, and the pool starts another.
@@ -35,6 +41,7 @@ import importlib
 import json
 import os
 import select
+import shutil
 import signal
 import socket
 import subprocess
@@ -45,7 +52,10 @@ from pathlib import Path
 from typing import Any
 
 _PR_SET_DUMPABLE, _PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 4, 38, 22, 2
-WIPE = ("/home/student", "/tmp", "/dev/shm")  # what a child may write: emptied after each run
+_PR_CAPBSET_DROP, _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL = 24, 47, 4
+_CLONE_NEWNS = 0x00020000
+_MS_NOSUID, _MS_NODEV, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x4000, 0x40000
+MAX_FILES = 200  # descriptors in one SCM_RIGHTS message (the kernel allows 253)
 
 
 # ---- inside the sandbox: the server ---------------------------------------------------------
@@ -73,23 +83,90 @@ def _set_rlimits(limits: dict[str, int]) -> None:
         resource.setrlimit(getattr(resource, name), (value, value))
 
 
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32)]
+    _fields_ += [("inheritable", ctypes.c_uint32)]
+
+
+def fresh_folders(libc: ctypes.CDLL) -> None:
+    """A mount namespace of this child's own, with new tmpfs folders where it may write
+    (sizes from isolation.TMPFS_MB): nothing of an earlier child is in them, nothing written
+    there reaches the server or a later child."""
+    from autograder.isolation import TMPFS_MB
+
+    def check(result: int, what: str) -> None:
+        if result != 0:
+            errno = ctypes.get_errno()
+            raise OSError(errno, f"{what}: {os.strerror(errno)}")
+
+    check(libc.unshare(_CLONE_NEWNS), "unshare(CLONE_NEWNS)")
+    check(libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None), "making / private")
+    for folder, mb in TMPFS_MB.items():
+        opts = f"size={mb * 2**20},mode=1777".encode()
+        flags = _MS_NOSUID | _MS_NODEV
+        check(libc.mount(b"tmpfs", folder.encode(), b"tmpfs", flags, opts), f"tmpfs on {folder}")
+
+
+def drop_capabilities(libc: ctypes.CDLL) -> None:
+    """No capability left, in any set, for good (raises if one is): the server's mount rights
+    stop here, before the submission's first line."""
+    for cap in range(64):
+        if libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 and ctypes.get_errno() != 22:
+            raise OSError(ctypes.get_errno(), f"PR_CAPBSET_DROP {cap}")  # 22: no such cap
+    libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    header = _CapHeader(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3: two data structs
+    data = (_CapData * 2)()
+    if libc.capset(ctypes.byref(header), data) != 0:
+        raise OSError(ctypes.get_errno(), "capset")
+    with open("/proc/self/status") as f:
+        left = [line for line in f if line.startswith("Cap") and set(line.split()[1]) != {"0"}]
+    if left:
+        raise OSError(f"capabilities left: {left}")
+
+
+def _copy_in(names: list[str], fds: list[int], into: Path) -> str | None:
+    """Copy each file from its descriptor into the child's own folder; a problem in words."""
+    for name, fd in zip(names, fds, strict=True):
+        try:
+            with os.fdopen(fd, "rb") as src, open(into / Path(name).name, "wb") as dst:
+                shutil.copyfileobj(src, dst, 2**20)
+        except OSError as exc:
+            if exc.errno == 28:  # ENOSPC
+                from autograder.isolation import TMPFS_MB
+
+                mb = TMPFS_MB.get(str(into), 0)
+                return f"the files handed in do not fit in the worker's {mb} MB folder"
+            raise
+    return None
+
+
 def _child(sock: socket.socket, fds: list[int], program: bytes | None) -> None:
     """The forked worker. Never returns: it ends with ``os._exit``."""
     code = 0
     try:
         sock.close()  # the zygote's socket is not the child's to use
-        request_fd, out_fd, log_fd = fds
+        request_fd, out_fd, log_fd, *file_fds = fds
         with os.fdopen(request_fd, "rb") as f:
             request = json.loads(f.read())
+        libc = ctypes.CDLL(None, use_errno=True)
+        fresh_folders(libc)
+        work = Path(request["module_path"]).parent
+        problem = _copy_in(request.pop("files", []), file_fds, work)
+        drop_capabilities(libc)
         os.dup2(log_fd, 1)
         os.dup2(log_fd, 2)
         os.dup2(out_fd, 3)
         os.closerange(4, 65536)  # nothing of the zygote's stays open in the child
         out_fd = 3
+        if problem is not None:
+            event = {"event": "import_error", "message": problem}
+            os.write(out_fd, (json.dumps(event) + "\n").encode())
+            os._exit(0)
         _set_rlimits(request.pop("rlimits", {}))
-        work = Path(request["module_path"]).parent
-        for name, text in request.pop("files", {}).items():
-            (work / Path(name).name).write_bytes(text.encode("latin-1"))
         os.chdir(work)
         if program is not None:
             install_seccomp(program)
@@ -106,26 +183,6 @@ def _child(sock: socket.socket, fds: list[int], program: bytes | None) -> None:
             sys.stdout.flush()
             sys.stderr.flush()
         os._exit(code)
-
-
-def _wipe() -> bool:
-    """Empty the writable folders; False if anything is left (the zygote then stops)."""
-    for top in WIPE:
-        for root, dirs, _ in os.walk(top):  # open every folder first (a child may chmod 000)
-            for name in dirs:
-                path = os.path.join(root, name)
-                if not os.path.islink(path):
-                    with contextlib.suppress(OSError):
-                        os.chmod(path, 0o700)
-        for root, dirs, files in os.walk(top, topdown=False):
-            for name in files:
-                with contextlib.suppress(OSError):
-                    os.unlink(os.path.join(root, name))
-            for name in dirs:
-                path = os.path.join(root, name)
-                with contextlib.suppress(OSError):
-                    os.unlink(path) if os.path.islink(path) else os.rmdir(path)
-    return not any(os.listdir(top) for top in WIPE)
 
 
 def _serve(ctl_fd: int, preload: list[str], warm_up: str = "") -> None:
@@ -146,10 +203,10 @@ def _serve(ctl_fd: int, preload: list[str], warm_up: str = "") -> None:
     sock = socket.socket(fileno=ctl_fd)
     sock.send(b"ready")
     while True:
-        msg, fds, _, _ = socket.recv_fds(sock, 64, 3)
+        msg, fds, _, _ = socket.recv_fds(sock, 64, 3 + MAX_FILES)
         if not msg:
             return  # the grader is gone
-        if msg != b"run" or len(fds) != 3:
+        if msg != b"run" or len(fds) < 3:
             for fd in fds:
                 os.close(fd)
             continue
@@ -159,10 +216,9 @@ def _serve(ctl_fd: int, preload: list[str], warm_up: str = "") -> None:
         for fd in fds:
             os.close(fd)
         status = _watch(sock, pid)
-        clean = _wipe()
         sock.send(f"exit {status}".encode())
-        if not clean or status is None:
-            return  # a fresh zygote serves the next run
+        if status is None:
+            return  # the grader has gone away
 
 
 def _watch(sock: socket.socket, pid: int) -> int | None:
@@ -253,6 +309,7 @@ class Zygote:
                 stderr=subprocess.PIPE,
                 pass_fds=fds,
                 start_new_session=True,
+                preexec_fn=getattr(jail, "preexec", None),  # a root grader's uid 65534
             )
         finally:
             theirs.close()
@@ -286,15 +343,30 @@ class Zygote:
     def alive(self) -> bool:
         return self.proc.poll() is None and self.sock.fileno() != -1
 
-    def spawn(self, request: dict[str, Any], out_fd: int, log_fd: int) -> ZygoteChild:
-        """Start one run; the child reads ``request`` from a memfd of its own."""
+    def spawn(
+        self,
+        request: dict[str, Any],
+        out_fd: int,
+        log_fd: int,
+        files: dict[str, Path] | None = None,
+    ) -> ZygoteChild:
+        """Start one run; the child reads ``request`` from a memfd of its own, and each of
+        ``files`` ({name: host path}) from a descriptor, into its own folder."""
+        files = files or {}
+        if len(files) > MAX_FILES:
+            raise OSError(f"more than {MAX_FILES} files to hand to one worker")
+        opened: list[int] = []
         memfd = os.memfd_create("torchlab-request", 0)
         try:
-            os.write(memfd, json.dumps(request).encode())
+            for path in files.values():
+                opened.append(os.open(path, os.O_RDONLY | os.O_NOFOLLOW))
+            os.write(memfd, json.dumps({**request, "files": list(files)}).encode())
             os.lseek(memfd, 0, os.SEEK_SET)
-            socket.send_fds(self.sock, [b"run"], [memfd, out_fd, log_fd])
+            socket.send_fds(self.sock, [b"run"], [memfd, out_fd, log_fd, *opened])
         finally:
             os.close(memfd)
+            for fd in opened:
+                os.close(fd)
         self.busy = True
         return ZygoteChild(self)
 

@@ -35,6 +35,15 @@ from pathlib import Path
 import nbformat
 
 from autograder.samples import build_sample_class
+from autograder.weeks import WEEKS
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def lab_dir(week: object) -> Path:
+    """Where the course keeps a week's skeleton."""
+    return REPO / "labs" / week.folder  # type: ignore[attr-defined]
+
 
 # The mix: the four ordinary students and the hostile ones that finish quickly. Hostiles that
 # loop or crash in every case would measure the time limits, not the grader (they have their
@@ -53,11 +62,24 @@ MIX = (
 )
 
 
-def build_class(root: Path, n: int) -> list[Path]:
-    samples = root / "samples"
-    build_sample_class(samples)
-    kinds = [samples / name for name in MIX]
+def build_class(root: Path, n: int, week: str = "week1") -> list[Path]:
+    """N submissions: week 1 cycles through MIX; another week alternates copies of its
+    reference and its skeleton (every file the learner hands in, C++ included)."""
     subs = root / "class"
+    if week == "week1":
+        samples = root / "samples"
+        build_sample_class(samples)
+        kinds = [samples / name for name in MIX]
+    else:
+        w = WEEKS[week]
+        names = [f"{w.module}.py", *w.native_sources]
+        kinds = []
+        for label, folder in (("reference", REPO / "reference_impl"), ("skeleton", lab_dir(w))):
+            kind = root / "kinds" / label
+            kind.mkdir(parents=True)
+            for name in names:
+                shutil.copy(folder / name, kind / name)
+            kinds.append(kind)
     files = []
     for i in range(n):
         kind = kinds[i % len(kinds)]
@@ -103,21 +125,24 @@ def main() -> None:
     parser.add_argument("--nbgrader-n", type=int, default=None)
     parser.add_argument("--repeat", type=int, default=3, help="warm runs, each way")
     parser.add_argument("--skip-nbgrader", action="store_true")
+    parser.add_argument("--week", default="week1", help="week1 (the mix), or any other week")
     args = parser.parse_args()
+    if args.week != "week1":
+        args.skip_nbgrader = True  # nbgrader's comparison is week 1's
     nb_n = args.nbgrader_n or args.n
     with tempfile.TemporaryDirectory(prefix="torchlab-bench-") as tmp:
         root = Path(tmp)
         os.environ["TORCHLAB_CACHE"] = str(root / "cache")
-        files = build_class(root, args.n)
+        files = build_class(root, args.n, args.week)
         cmd = [sys.executable, "-m", "autograder.cli", "grade", str(root / "class")]
-        ours = run([*cmd, "--week", "week1", "--jobs", "2", "--out", str(root / "grades")])
+        ours = run([*cmd, "--week", args.week, "--jobs", "2", "--out", str(root / "grades")])
         # Warm runs, alternating: inside bubblewrap, and behind the in-process guard alone.
         times: dict[str, list[float]] = {"bubblewrap": [], "guard only": []}
         for k in range(args.repeat):
             for label, extra in (("bubblewrap", []), ("guard only", ["--unsafe-no-sandbox"])):
                 out = str(root / f"grades-{label[0]}{k}")
                 times[label].append(
-                    run([*cmd, "--week", "week1", "--jobs", "2", "--out", out, *extra])
+                    run([*cmd, "--week", args.week, "--jobs", "2", "--out", out, *extra])
                 )
         warm = statistics.median(times["bubblewrap"])
         bare = statistics.median(times["guard only"])
@@ -126,7 +151,7 @@ def main() -> None:
             course = nbgrader_course(root, files[:nb_n])
             theirs = run(["nbgrader", "autograde", "week1", "--force"], cwd=course)
             theirs *= args.n / nb_n
-    print(f"submissions: {args.n} (week 1), 2 cores")
+    print(f"submissions: {args.n} ({args.week}), 2 cores")
     print(
         f"torchlab grade --jobs 2, cold oracle cache: {ours:7.1f} s  ({ours / args.n:.3f} s each)"
     )
