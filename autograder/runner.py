@@ -114,19 +114,21 @@ def run_week(
     limits = limits or Limits()
     w = get_week(week)
     path = resolve_impl(w, impl)
-    if path.exists():
+    # A given module (week 2c's cpp_ops.py) comes from the course: a folder with the C++ will do.
+    present = path.exists() or (path.name in w.given and path.parent.is_dir())
+    if present:
         _prestart(w, path, include_hidden, limits)
     cases = [c for c in load_week(w.name, include_hidden) if _selected(c, select_cases)]
     report = Report(f"{w.name}: {w.title}", str(path))  # absolute: no doubt which copy
     report.isolation = isolation.describe(isolation_for(limits))
-    if impl == "reference" and not path.exists():
+    if impl == "reference" and not present:
         report.problems.append("this copy of the course has no reference engine")
     expected = expected_observations(w.name, cases)
-    library, build_problem = _build_native(w, path, limits) if path.exists() else (None, None)
+    library, build_problem = _build_native(w, path, limits) if present else (None, None)
     if build_problem:
         report.problems.append(build_problem)
         outcomes = {c.id: {"status": "error", "message": build_problem} for c in cases}
-    elif not path.exists():
+    elif not present:
         problem = f"cannot find {path}: is the file there, with this name?"
         if impl == "lab":
             problem += " (run from your lab folder or your course folder, or pass the file)"
@@ -373,16 +375,25 @@ def _package_dirs(names: tuple[str, ...]) -> list[Path]:
     return out
 
 
-def _engine_files(path: Path, library: Path | None = None) -> dict[str, Path]:
+def _engine_files(week: Week, path: Path, library: Path | None = None) -> dict[str, Path]:
     """The engine and the helper modules beside it, and a native week's built library: what
-    the sandbox's /work starts with."""
+    the sandbox's /work starts with. The week's given files are the course's copies."""
     files = {path.name: path}
     if library is not None:
         files[library.name] = library
     for p in path.parent.glob("*.py"):
         if p.is_file() and not p.is_symlink():
             files.setdefault(p.name, p)
+    for name in week.given:
+        files[name] = given_file(week, name)
     return files
+
+
+def given_file(week: Week, name: str) -> Path:
+    """The course's own copy of a file the learner is given: the released lab's, else the
+    reference's (the same code: a given file has no solution region)."""
+    lab = REPO_ROOT / "labs" / week.folder / name
+    return lab if lab.is_file() else REPO_ROOT / "reference_impl" / name
 
 
 def _run_worker(
@@ -409,7 +420,7 @@ def _run_worker(
         if sandboxed and not week.fork_server:
             jail = isolation.build(
                 command,
-                _engine_files(path, library),
+                _engine_files(week, path, library),
                 [str(p) for p in secrets],
                 inner_env,
                 (write_fd,),
@@ -443,7 +454,7 @@ def _run_worker(
                     outcomes,
                     run_deadline,
                     module,
-                    _engine_files(path, library),  # handed over as descriptors, never as text
+                    _engine_files(week, path, library),  # handed over as descriptors, never as text
                 )
             finally:
                 os.close(read_fd)

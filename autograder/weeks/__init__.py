@@ -29,6 +29,10 @@ class Week:
     # The compiler's optimisation flags for that library; empty: native.CFLAGS (-O1, since
     # parsing torch's headers is most of a build). A lab timed by a benchmark asks for more.
     native_cflags: tuple[str, ...] = ()
+    # Files the learner is given and does not edit (no solution region): the grader always
+    # takes them from the course's own copy, never from a submission, so what a case observes
+    # through them (a native week's Python wrapper) is the course's code.
+    given: tuple[str, ...] = ()
 
     @property
     def fork_server(self) -> bool:
@@ -81,6 +85,7 @@ WEEKS: dict[str, Week] = {
             "torch.profiler",
         ),
         native_sources=("cpp_ops.cpp",),
+        given=("cpp_ops.py",),
         native_library="torchlab_cpp_ops",
     ),
     "week3": Week("week3", "week3_autograd", "autograd", "The autograd engine"),
@@ -106,6 +111,7 @@ WEEKS: dict[str, Week] = {
         preload=("numpy", "torch"),
         truth="pinned",
         native_sources=("cpp_allocator.cpp",),
+        given=("cpp_allocator.py",),
         native_library="torchlab_cpp_allocator",
         native_cflags=("-O2",),  # its speed is part of the lab (its chapter, section 7)
     ),
