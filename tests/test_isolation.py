@@ -40,6 +40,11 @@ PROBE = textwrap.dedent(
     attempt("write_home", lambda: open("mine.txt", "w").write("x"))
     attempt("write_tmp", lambda: open("/tmp/torchlab-probe", "w").write("x"))
     attempt("write_usr", lambda: open(sys.prefix + "/torchlab-probe", "w").write("x"))
+    attempt("write_root", lambda: open("/torchlab-probe.py", "w").write("x"))
+    # bwrap made the folders above the autograder to mount it on: no place for a module
+    attempt("write_on_path", lambda: open(os.environ["PYTHONPATH"] + "/json.py", "w").write("x"))
+    attempt("write_hidden", lambda: open(sys.argv[2].rsplit("/", 1)[0] + "/x.py", "w").write("x"))
+    attempt("write_proc_sys", lambda: open("/proc/sys/vm/swappiness", "r+"))
     attempt("fill_home", lambda: open("big", "wb").write(b"x" * (200 * 2**20)))
     attempt("connect", lambda: socket.create_connection(("1.1.1.1", 53), timeout=2))
     attempt("import_torch_tensor", lambda: __import__("torch").Tensor)
@@ -123,6 +128,15 @@ def test_only_its_own_folder_and_tmp_are_writable_and_both_are_bounded(inside):
     assert "Read-only file system" in inside["write_usr"]
     assert "No space left on device" in inside["fill_home"], inside["fill_home"]
     assert not Path("/tmp/torchlab-probe").exists(), "the sandbox's /tmp is its own"
+
+
+def test_nothing_else_is_writable_not_even_where_bwrap_mounted_things(inside):
+    """The sandbox's root, the folders made to mount the autograder on (on PYTHONPATH, ahead of
+    the standard library), a hidden folder's empty stand-in and the kernel's settings."""
+    for what in ("write_root", "write_on_path", "write_hidden"):
+        assert "Read-only file system" in inside[what], (what, inside[what])
+    refused = ("Read-only file system", "Permission denied")
+    assert any(r in inside["write_proc_sys"] for r in refused), inside["write_proc_sys"]
 
 
 def test_no_process_network_or_torch(inside):
