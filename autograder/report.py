@@ -140,6 +140,7 @@ class Report:
             r = CaseResult(**asdict(r))
             if r.hidden:
                 r.name = f"hidden case {len([x for x in results if x.hidden]) + 1}"
+                r.id = f"{r.week}::{r.name}"  # the case's id holds its real name
                 r.message = "" if r.status == PASS else "a hidden case: its details are not shown"
                 r.blame = ""
                 r.output = ""

@@ -171,7 +171,8 @@ def _neutral_hidden_problems(problems: list[str], shown: list[str]) -> None:
     student never sees: ``Report.for_student``); the report's problems, which a student reads
     in full, get one neutral line. The worker read the hidden cases' source, so anything it
     says (an import error, a crash) may quote them."""
-    if problems and HIDDEN_PROBLEM not in shown:
+    new = [p for p in problems if p not in shown]  # the public worker's own words: no leak
+    if new and HIDDEN_PROBLEM not in shown:
         shown.append(HIDDEN_PROBLEM)
 
 
