@@ -170,6 +170,7 @@ def build(
     work: str | None = None,
     ro_binds: list[str] | None = None,
     mount_caps: bool = False,
+    as_pid_1: bool = False,
 ) -> Jail:
     """The bwrap command that runs ``command`` in a sandbox (start it with ``preexec_fn=
     jail.preexec``).
@@ -183,7 +184,9 @@ def build(
     ``ro_binds``: more host folders visible read-only at their own paths (a precompiled
     header the build includes). ``mount_caps``: keep CAP_SYS_ADMIN (and CAP_SETPCAP) inside the
     sandbox's own user namespace, for the fork server, which mounts each child's fresh folders
-    and drops them in the child before any submitted code runs (zygote.py).
+    and drops them in the child before any submitted code runs (zygote.py). ``as_pid_1``: the
+    command is the sandbox's pid 1 (no bwrap init beside it: an init of the same uid, without the
+    seccomp filter, would be open to the fork server's children through /proc/1).
     """
     jail = Jail([])
     as_nobody = root_mode() == "view"
@@ -200,6 +203,8 @@ def build(
     args += ["--uid", str(NOBODY), "--gid", str(NOBODY), "--hostname", "torchlab"]
     if mount_caps:
         args += ["--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP"]
+    if as_pid_1:
+        args.append("--as-pid-1")
     args += ["--die-with-parent", "--new-session", "--clearenv"]
     args += _system_binds()
     args += ["--proc", "/proc", "--dev", "/dev"]
@@ -238,7 +243,8 @@ def build(
         args += ["--setenv", key, value]
     # Last: nothing outside the tmpfs folders above (and a build's folder) is writable, not
     # even the folders bwrap made to mount things on.
-    args += ["--remount-ro", "/"]
+    # bwrap's --remount-ro is not recursive: /dev (its own tmpfs) is made read-only too.
+    args += ["--remount-ro", "/dev", "--remount-ro", "/"]
     args += ["--chdir", WORK, "--"]
     jail.argv = args + command
     jail.owned_fds = list(jail.pass_fds)
@@ -378,6 +384,7 @@ _ARCH = {  # AUDIT_ARCH_* from linux/audit.h, and the numbers of the calls refus
         0xC000003E,
         {
             "fork": 57,
+            "prlimit64": 302,
             "vfork": 58,
             "clone": 56,
             "clone3": 435,
@@ -424,6 +431,7 @@ _ARCH = {  # AUDIT_ARCH_* from linux/audit.h, and the numbers of the calls refus
         0xC00000B7,
         {
             "clone": 220,
+            "prlimit64": 261,
             "clone3": 435,
             "unshare": 97,
             "setns": 268,
@@ -497,13 +505,22 @@ def seccomp_filter(machine: str | None = None) -> bytes | None:
         op(_JGE, 0x40000000, jt="eperm")  # the x32 ABI
     op(_JEQ, nr["clone3"], jt="enosys")
     op(_JEQ, nr["clone"], jt="clone")
+    op(_JEQ, nr["prlimit64"], jt="prlimit")
     for name, number in nr.items():
-        if name not in ("clone", "clone3"):
+        if name not in ("clone", "clone3", "prlimit64"):
             op(_JEQ, number, jt="eperm")  # false: fall through to the next test
     op(_RET, _RET_ALLOW)
     labels["clone"] = len(prog)
     op(_LD_ABS, 16)  # args[0], low 32 bits: the clone flags
     op(_JSET, _CLONE_THREAD, jf="eperm")  # a thread: fall through to allow
+    op(_RET, _RET_ALLOW)
+    # prlimit64 on another process (the fork server is the same uid: lowering its limits
+    # would break every later run); pid 0, this process, is what setrlimit uses.
+    labels["prlimit"] = len(prog)
+    op(_LD_ABS, 16)  # args[0], low 32 bits: the pid
+    op(_JEQ, 0, jf="eperm")
+    op(_LD_ABS, 20)  # args[0], high 32 bits
+    op(_JEQ, 0, jf="eperm")
     op(_RET, _RET_ALLOW)
     labels["eperm"] = len(prog)
     op(_RET, _RET_ERRNO | _EPERM)

@@ -503,7 +503,9 @@ def _server(
             command = [sys.executable, "-m", "autograder.zygote", str(fd)]
             command += [json.dumps(list(week.preload)), week.warm_up]
             hide = [str(p) for p in secrets]
-            jail = isolation.build(command, {}, hide, env, (fd,), False, mount_caps=True)
+            jail = isolation.build(
+                command, {}, hide, env, (fd,), False, mount_caps=True, as_pid_1=True
+            )
             return jail.argv, jail.pass_fds, jail
 
         return zygote.Zygote(make, wait)

@@ -20,7 +20,11 @@ What keeps one run from reaching the next, or the grader:
   descriptor, that the grader hands to the child (``SCM_RIGHTS`` over a socket), so no
   student's code or answers ever sit in the memory the next child inherits, and a large file
   never passes through a message.
-- One child at a time, and the server never runs submitted code itself.
+- One child at a time, and the server never runs submitted code itself. The server is the
+  sandbox's pid 1 (no bwrap init of the same uid beside it that a child could open through
+  ``/proc/1``), so a child's SIGKILL to it is ignored by the kernel; what a child could still
+  change in it from outside (its nice value, CPU affinity, scheduler) is checked after each
+  child, and a server whose state moved stops serving.
 - The zygote is not dumpable (``PR_SET_DUMPABLE`` 0), so a child can neither trace it nor open
   its ``/proc/<pid>/mem`` or descriptors; the seccomp filter refuses ptrace anyway. A child may
   still kill the zygote (same uid): that ends only its own run, and the pool starts another.
@@ -200,6 +204,7 @@ def _serve(ctl_fd: int, preload: list[str], warm_up: str = "") -> None:
     from autograder.isolation import seccomp_filter
 
     program = seccomp_filter()
+    state = _own_state()
     sock = socket.socket(fileno=ctl_fd)
     sock.send(b"ready")
     while True:
@@ -217,8 +222,25 @@ def _serve(ctl_fd: int, preload: list[str], warm_up: str = "") -> None:
             os.close(fd)
         status = _watch(sock, pid)
         sock.send(f"exit {status}".encode())
-        if status is None:
-            return  # the grader has gone away
+        if status is None or _own_state() != state:
+            return  # the grader has gone; or a child changed what the next would inherit
+
+
+def _own_state() -> tuple[Any, ...]:
+    """What a child inherits from the server and could change from outside it (the same
+    uid may renice it, pin it to a CPU, change its scheduler; seccomp refuses prlimit on it):
+    checked after each child, and a server whose state moved stops serving."""
+    import resource
+
+    limits = tuple(
+        resource.getrlimit(getattr(resource, n)) for n in dir(resource) if n.startswith("RLIMIT_")
+    )
+    return (
+        limits,
+        os.getpriority(os.PRIO_PROCESS, 0),
+        sorted(os.sched_getaffinity(0)),
+        os.sched_getscheduler(0),
+    )
 
 
 def _watch(sock: socket.socket, pid: int) -> int | None:
