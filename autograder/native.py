@@ -359,7 +359,9 @@ def precompiled_header(name: str, source: Path) -> Path | None:
         shutil.rmtree(staging, ignore_errors=True)
         return None  # builds go on without it, only slower
     for old in folder.parent.iterdir():  # one per library: each weighs hundreds of MB
-        if old.name != staging.name and not old.name.startswith("."):
+        # Never this key's own folder: a parallel build made it and may be using it right now
+        # (its sandbox has bound it already; removing it would take the header from under it).
+        if old.name not in (staging.name, folder.name) and not old.name.startswith("."):
             shutil.rmtree(old, ignore_errors=True)
     try:
         os.replace(staging, folder)

@@ -8,8 +8,10 @@ reference's full marks and that nothing of the host changed.
 
 The attackers get native code past the in-process audit hook the way a real one would (ctypes,
 allowed here for week 2b as in test_fork_server.py, or a C++ static initializer in week 5): the
-kernel and the sandbox, not the hook, must hold. Attacks that are not contained today are kept
-as strict xfails, with what they do in their reason.
+kernel and the sandbox, not the hook, must hold. Three of these once got through (a bwrap init
+beside the server, open to every child through /proc/1; /dev left writable, unbounded and shared;
+prlimit on the server): they stay here as regressions. An attack that gets through is kept as
+a strict xfail, with what it does in its reason.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import grading, isolation, weeks, zygote
+from autograder import isolation, weeks, zygote
 from autograder.runner import Limits, run_week
 
 pytestmark = pytest.mark.skipif(
@@ -142,14 +144,25 @@ def _in_namespaces(namespaces: set[str]) -> set[int]:
     }
 
 
-def _host_state() -> dict[str, object]:
-    """What an escaped submission could change on the host, cheap to compare."""
-    return {
-        "tmp": sorted(p for p in os.listdir("/tmp") if "torchlab" in p or "leak" in p),
-        "dev_shm": sorted(os.listdir("/dev/shm")) if os.path.isdir("/dev/shm") else [],
-        "leak": HOST_LEAK.exists(),
-        "course": sorted(str(p) for p in (REPO / "autograder").rglob("*planted*")),
-    }
+# Every name an attacker below writes contains one of these.
+MARKS = ("torchlab-note", "torchlab-w5", "torchlab-warm", "torchlab-ballast", "planted")
+
+
+def _host_state() -> dict[str, list[str]]:
+    """What an escaped submission could have changed on the host: any file bearing one of
+    the attackers' names, where a write would land (other graders may share /tmp)."""
+    stdlib = Path(os.__file__).parent
+    folders = [Path(p) for p in ("/", "/tmp", "/dev", "/dev/shm", "/etc", "/work", "/root")]
+    folders += [REPO, REPO / "autograder", REPO / "autograder" / "__pycache__", stdlib]
+    folders += [stdlib / "site-packages", stdlib / "site-packages" / "torch"]
+    found = {}
+    for folder in folders:
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        found[str(folder)] = sorted(n for n in names if any(m in n for m in MARKS))
+    return found
 
 
 def _running(pids: set[int]) -> dict[int, str]:
@@ -232,6 +245,13 @@ def _honest(tmp_path: Path, name: str = "honest") -> list[tuple[str, str, str]]:
     ]
 
 
+# An abstract unix socket's address, for libc's bind and connect.
+SOCKET = r"""
+name = b"\0torchlab-warm-note"
+addr = ctypes.create_string_buffer(b"\1\0" + name, 2 + len(name))  # AF_UNIX = 1
+size = 2 + len(name)
+"""
+
 FULL_MARKS = [(CASE, "pass", ""), ("problems", "[]", "")]
 
 
@@ -246,7 +266,8 @@ def test_the_host_is_out_of_reach(tmp_path, native_week2b, host):
 import sys
 for path in ("/proc/sys/kernel/core_pattern", "/proc/sys/vm/swappiness",
              "/proc/sys/kernel/hostname", "/proc/sys/fs/suid_dumpable", "/proc/sysrq-trigger",
-             "/proc/1/root/proc/sys/kernel/core_pattern", "/sys/kernel/mm/transparent_hugepage/enabled",
+             "/proc/1/root/proc/sys/kernel/core_pattern",
+             "/sys/kernel/mm/transparent_hugepage/enabled",
              "/sys/fs/cgroup/cgroup.procs", "/proc/self/uid_map", "/proc/self/setgroups"):
     found[path] = opens(path, 1)  # O_WRONLY, closed at once: never written
 planted = {}
@@ -284,7 +305,9 @@ found["setns"] = libc.syscall(308, libc.open(b"/proc/1/ns/mnt", 0), 0)
     assert found["planted"] == [], found
     assert all(code == -1 for code in found["mkdir"].values()), found
     assert found["mount"][0] == -1 and found["umount"][0] == -1, found
-    assert found["stdin"] == [0, 0], found  # /dev/null, never the grader's terminal or pipe
+    assert all(n <= 0 for n in found["stdin"]), (
+        found
+    )  # /dev/null or refused: nothing of the grader's
     assert found["server_stdin"] == "Permission denied" and found["setns"] == -1, found
     assert _honest(tmp_path) == FULL_MARKS
 
@@ -292,166 +315,214 @@ found["setns"] = libc.syscall(308, libc.open(b"/proc/1/ns/mnt", 0), 0)
 def test_kernel_objects_die_with_the_run(tmp_path, native_week2b, host):
     """An abstract unix socket, a thread still sleeping, a pty, a pending timer, a locked
     memfd: all belong to the child and go with it; the next child finds none."""
-    attack = r"""
-import socket, threading, time
-sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-sock.bind("\0torchlab-warm-note")
-sock.listen(1)
-_keep = [sock]
-def sleeper():
-    while True:
-        time.sleep(0.05)
-threading.Thread(target=sleeper, daemon=True).start()
-pty = libc.open(b"/dev/ptmx", 2)
-found["pty"] = pty
+    attack = (
+        SOCKET
+        + r"""
+fd = libc.socket(1, 1, 0)  # AF_UNIX, SOCK_STREAM
+found["bind"] = libc.bind(fd, addr, size)
+found["listen"] = libc.listen(fd, 4)
+tid = ctypes.c_ulong()  # a native thread blocked in pause(): alive when the case ends
+pause = ctypes.cast(libc.pause, ctypes.c_void_p)
+found["thread"] = libc.pthread_create(ctypes.byref(tid), None, pause, None)
+found["pty"] = libc.open(b"/dev/ptmx", 2)
 found["memfd"] = libc.syscall(319, b"torchlab-note", 0)
 found["alarm"] = libc.alarm(30)
-found["threads"] = readf("/proc/self/status").count("\n")
+found["threads"] = len(listdir("/proc/self/task"))
 """
+    )
     first = _probe(tmp_path, "a", attack)
-    assert first["memfd"] >= 0, first
-    look = r"""
-import socket
-s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-try:
-    s.connect("\0torchlab-warm-note")
-    found["socket"] = "connected"
-except OSError as exc:
-    found["socket"] = exc.strerror
+    assert first["bind"] == 0 and first["listen"] == 0 and first["memfd"] >= 0, first
+    assert first["threads"] > 1, first
+    look = (
+        SOCKET
+        + r"""
+fd = libc.socket(1, 1, 0)
+found["socket"] = (libc.connect(fd, addr, size), err())
 found["pids"] = sorted(int(p) for p in listdir("/proc") if p.isdigit())
 found["me"] = os.getpid()
 found["pts"] = listdir("/dev/pts")
-found["threads"] = listdir("/proc/self/task")
 """
+    )
     second = _probe(tmp_path, "b", look)
-    assert second["socket"] == "Connection refused", second
-    assert second["pids"] == [1, 2, second["me"]], second  # bwrap's init, the server, itself
+    assert second["socket"] == [-1, "Connection refused"], second
+    # the server (pid 1, or 2 under a bwrap init) and itself: nothing of the first child
+    assert set(second["pids"]) <= {1, 2, second["me"]}, second
     assert second["pts"] in (["ptmx"], []), second
     assert _honest(tmp_path) == FULL_MARKS
 
 
-def test_a_stopped_server_is_replaced(tmp_path, native_week2b, host):
-    """SIGSTOP to the server (same uid, so the kernel allows it): the grader must not hand the
-    frozen server to the next student."""
-    attack = r"""
-import signal
-found["stop"] = libc.kill(os.getppid(), signal.SIGSTOP)
-"""
-    folder = tmp_path / "stopper"
+def _attack_then_honest(tmp_path: Path, attack: str) -> list[str]:
+    """Grade a submission that runs ``attack`` in make_linear and then fails its case, then the
+    honest student; the attacker's statuses (the honest one must get full marks)."""
+    folder = tmp_path / "attacker"
     folder.mkdir()
     code = "import ctypes, os\n\ndef make_linear(q):\n"
-    code += textwrap.indent(PRELUDE + attack, "    ") + "    raise RuntimeError('stopped')\n"
+    code += textwrap.indent(PRELUDE + attack, "    ") + "    raise RuntimeError('attacked')\n"
     (folder / "real_dispatch.py").write_text(code)
     report = run_week("week2b", str(folder / "real_dispatch.py"), [CASE])
-    assert [r.status for r in report.results] != ["pass"]
     assert _honest(tmp_path) == FULL_MARKS
+    return [r.status for r in report.results]
 
 
-# ---- escapes: not contained today ------------------------------------------------------------
+def test_a_stopped_server_grades_no_one(tmp_path, native_week2b, host):
+    """SIGSTOP to the server (same uid): either the kernel ignores it (the server is its
+    sandbox's init) or the grader must not hand the frozen server to the next student."""
+    statuses = _attack_then_honest(tmp_path, "libc.kill(os.getppid(), 19)\n")  # SIGSTOP
+    assert statuses != ["pass"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="prlimit64 is not in the seccomp filter and the child has the server's uid: "
-    "prlimit(getppid(), RLIMIT_NOFILE, 200) lowers the warm server's hard limit; every later "
-    "child fails zygote._set_rlimits (cannot raise a hard limit) and exits 70, so every "
-    "later student on that server scores zero ('the worker stopped while importing')",
-)
-def test_lowering_the_servers_limits_reaches_no_later_student(tmp_path, native_week2b, host):
+def test_an_interrupted_server_grades_no_one(tmp_path, native_week2b, host):
+    """SIGINT reaches even an init: Python's handler raises KeyboardInterrupt in the server
+    (while it watches this child). It may die; it must not serve the next student half-dead."""
+    statuses = _attack_then_honest(tmp_path, "libc.kill(os.getppid(), 2)\nlibc.kill(1, 2)\n")
+    assert statuses != ["pass"]
+
+
+def test_the_servers_limits_and_scheduling_stay_its_own(tmp_path, native_week2b, host):
+    """What a child inherits from the server and a process of the same uid might change from
+    outside: its rlimits (prlimit), nice value, CPU affinity, scheduler, I/O priority. Lowering
+    the server's hard RLIMIT_NOFILE would make every later child fail to set its own limits
+    (exit 70: every later student scores zero); a lower RLIMIT_STACK would crash them later."""
     attack = r"""
 class RL(ctypes.Structure):
     _fields_ = [("cur", ctypes.c_uint64), ("max", ctypes.c_uint64)]
 libc.prlimit.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p]
-low = RL(200, 200)
-found["nofile"] = libc.prlimit(os.getppid(), 7, ctypes.byref(low), None)  # RLIMIT_NOFILE
-found["stack"] = libc.prlimit(os.getppid(), 3, ctypes.byref(RL(1 << 20, 1 << 20)), None)
+server = os.getppid()
+found["nofile"] = libc.prlimit(server, 7, ctypes.byref(RL(200, 200)), None)  # RLIMIT_NOFILE
+found["stack"] = libc.prlimit(server, 3, ctypes.byref(RL(1 << 20, 1 << 20)), None)
+found["data"] = libc.prlimit(server, 2, ctypes.byref(RL(1 << 28, 1 << 28)), None)
+libc.setpriority.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int]
+found["nice"] = libc.setpriority(0, server, 19)
+one_cpu = ctypes.c_uint64(1)
+found["affinity"] = libc.sched_setaffinity(server, 8, ctypes.byref(one_cpu))
+found["idle"] = libc.sched_setscheduler(server, 5, ctypes.byref(ctypes.c_int(0)))  # SCHED_IDLE
+found["ioprio"] = libc.syscall(251, 1, server, 3 << 13)  # ioprio_set: the idle class
+found["ioprio_user"] = libc.syscall(251, 3, os.getuid(), 3 << 13)  # every process of my uid
 """
     found = _probe(tmp_path, "a", attack)
-    server = _servers()
-    assert _honest(tmp_path) == FULL_MARKS, (found, server, _servers())
+    look = r"""
+found["limits"] = readf("/proc/self/limits")
+found["nice"] = libc.getpriority(0, 0)
+mask = ctypes.c_uint64(0)
+libc.sched_getaffinity(0, 8, ctypes.byref(mask))
+found["cpus"] = bin(mask.value).count("1")
+found["policy"] = libc.sched_getscheduler(0)
+found["ioprio"] = libc.syscall(252, 1, 0)
+"""
+    second = _probe(tmp_path, "b", look)
+    assert second["nice"] == 0 and second["policy"] == 0, (found, second)
+    assert second["cpus"] == len(os.sched_getaffinity(0)) and second["ioprio"] in (0, 4), second
+    stack = [line for line in second["limits"].splitlines() if line.startswith("Max stack")]
+    assert "1048576" not in stack[0] and "268435456" not in second["limits"], (found, second)
+    assert _honest(tmp_path) == FULL_MARKS, found
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="the child's fresh tmpfs cover only /home/student, /tmp, /dev/shm: /dev is the "
-    "server's rw tmpfs (bwrap's --remount-ro / is not recursive), with no size limit (half "
-    "the host's RAM), and /proc/1/root reaches the server's own rw /tmp, /home/student and "
-    "/dev/shm; a file written there by one student is read by the next",
-)
 def test_files_do_not_outlive_the_run(tmp_path, native_week2b, host):
+    """Everywhere a child might write that is not its own fresh tmpfs: the sandbox's /dev (a
+    tmpfs of the server's, with no size limit), and the server's own /tmp, /home/student and
+    /dev/shm, under the child's, reached through /proc/1/root and /proc/1/cwd. A note left
+    there would reach the next student; 160 MB there (more than a child's whole 144 MB of
+    tmpfs) would stay pinned in the host's memory as long as the server lives."""
     places = [
         "/dev/torchlab-note",
         "/proc/1/root/tmp/torchlab-note",
         "/proc/1/root/home/student/torchlab-note",
         "/proc/1/root/dev/shm/torchlab-note",
         "/proc/1/cwd/torchlab-note-cwd",
+        "/proc/SERVER/root/tmp/torchlab-note-server",  # the server, pid 1 or 2
     ]
     attack = f"""
 for path in {places!r}:
-    found[path] = create(path, b"left by a")
-# more than the whole per-child budget of 144 MB, in the server's /dev: host memory pinned
+    found[path] = create(path.replace("SERVER", str(os.getppid())), b"left by a")
 chunk = b"\\0" * (1 << 20)
 fd = libc.open(b"/dev/torchlab-ballast", 0o1101, 0o644)
 found["ballast_mb"] = sum(libc.write(fd, chunk, len(chunk)) == len(chunk) for _ in range(160))
 libc.close(fd)
+found["rw_mounts"] = [
+    line.split()[4] for line in readf("/proc/self/mountinfo", 1 << 20).splitlines()
+    if line.split()[5].startswith("rw") and line.split()[4] not in
+    ("/home/student", "/tmp", "/dev/shm", "/proc", "/dev/pts")
+]
 """
     first = _probe(tmp_path, "a", attack)
     look = f"""
 for path in {places + ["/dev/torchlab-ballast"]!r}:
-    found[path] = (readf(path, 64) or "")[:9]
+    found[path] = (readf(path.replace("SERVER", str(os.getppid())), 64) or "")[:9]
 """
     second = _probe(tmp_path, "b", look)
     assert _honest(tmp_path) == FULL_MARKS
+    assert first["ballast_mb"] == 0, first
     assert not any(second.values()), (first, second)
+    # besides the child's fresh folders (and /proc, /dev/pts), the only rw mounts are the
+    # server's own folders that the child's cover: their files were refused above
+    assert set(first["rw_mounts"]) <= {
+        "/dev/null",
+        "/dev/zero",
+        "/dev/full",
+        "/dev/random",
+        "/dev/urandom",
+        "/dev/tty",
+    }, first
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="bwrap's init (pid 1 of the server's sandbox) is dumpable, has the same uid, no "
-    "capabilities and no seccomp filter, and there is no Yama: every child may open "
-    "/proc/1/mem read-write and /proc/1/root, /proc/1/fd; memory written there by one "
-    "student is read by the next (and code written there runs outside the seccomp filter)",
-)
 def test_the_sandboxs_init_is_out_of_reach(tmp_path, native_week2b, host):
+    """pid 1 of the server's sandbox (the server itself, or a bwrap init beside it) outlives
+    every child: if a child could open its memory, a note written there would reach the next
+    student, and code written there would run outside the seccomp filter."""
     find_stack = r"""
-stack = [line for line in readf("/proc/1/maps").splitlines() if line.endswith("[stack]")]
+stack = [line for line in (readf("/proc/1/maps") or "").splitlines() if line.endswith("[stack]")]
 where = int(stack[0].split("-")[0], 16) + 256 if stack else 0
 found["mem"] = opens("/proc/1/mem", 2)  # O_RDWR
 found["root"] = opens("/proc/1/root/", 0o200000)
+found["fds"] = listdir("/proc/1/fd")
+found["getfd"] = libc.syscall(438, libc.syscall(434, 1, 0), 0, 0)  # pidfd_getfd(pid 1, fd 0)
 fd = libc.open(b"/proc/1/mem", 2)
 """
-    attack = find_stack + r"""
+    attack = (
+        find_stack
+        + r"""
 note = b"torchlab note from a\0"
 found["wrote"] = libc.pwrite(fd, note, len(note), where) if fd >= 0 and where else -1
 """
-    look = find_stack + r"""
+    )
+    look = (
+        find_stack
+        + r"""
 buf = ctypes.create_string_buffer(21)
-found["read"] = (libc.pread(fd, buf, 20, where), buf.value.decode(errors="replace"))
+got = libc.pread(fd, buf, 20, where) if fd >= 0 and where else -1
+found["read"] = (got, buf.value.decode(errors="replace"))
 """
+    )
     first = _probe(tmp_path, "a", attack)
     second = _probe(tmp_path, "b", look)
     assert _honest(tmp_path) == FULL_MARKS
     assert first["mem"] != "opened" and first["root"] != "opened", first
+    assert first["fds"] is None and first["getfd"] == -1, first
     assert "from a" not in second["read"][1], (first, second)
 
 
 # ---- week 5: the same from a C++ static initializer -----------------------------------------
 
 # Runs as labdev.so loads in the forked child, after its seccomp filter: several probes at once
-# (one build). The marker files say which succeeded; the next student must not be touched.
+# (one build, ~15 s). Whatever works here must not reach the next student, who is the reference.
 STATIC_INIT = r"""
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sched.h>
 #include <unistd.h>
 namespace {
 struct WarmServerProbe {
   WarmServerProbe() {
-    // the server's rlimits (see test_lowering_the_servers_limits_reaches_no_later_student)
-    struct rlimit low = {200, 200};
-    prlimit(getppid(), RLIMIT_NOFILE, &low, nullptr);
+    pid_t server = getppid();
+    struct rlimit low = {200, 200};  // the server's limits, inherited by every later child
+    prlimit(server, RLIMIT_NOFILE, &low, nullptr);
+    setpriority(PRIO_PROCESS, server, 19);
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(0, &one);
+    sched_setaffinity(server, sizeof one, &one);
     // kernel settings: opened for writing (never written), a marker if that worked
     const char* settings[] = {"/proc/sys/kernel/core_pattern", "/proc/sys/vm/swappiness"};
     for (const char* s : settings) {
@@ -461,40 +532,45 @@ struct WarmServerProbe {
         close(open("/dev/torchlab-w5-proc-sys-writable", O_CREAT | O_WRONLY, 0644));
       }
     }
-    // the host's /tmp (absent inside: the sandbox's own), and the server's shared /dev
+    // the sandbox's init, the host's /tmp (absent: the child's own), the server's /dev
+    int mem = open("/proc/1/mem", O_RDWR);
+    if (mem >= 0) close(mem), close(open("/dev/torchlab-w5-init-mem", O_CREAT | O_WRONLY, 0644));
     close(open("/tmp/torchlab-warm-leak", O_CREAT | O_WRONLY, 0644));
     close(open("/dev/torchlab-w5-note", O_CREAT | O_WRONLY, 0644));
+    kill(server, SIGSTOP);
   }
 } warm_server_probe;
 }  // namespace
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="a week-5 labdev.cpp static initializer lowers the warm server's RLIMIT_NOFILE "
-    "with prlimit(getppid()): the next student's children all exit 70 and the reference "
-    "scores zero",
-)
+WEEK5_CASES = ["task_5_4_empty", "task_5_7_add_and_mul"]  # both load labdev.so
+
+
 def test_a_static_initializer_reaches_no_later_student(tmp_path, host):
+    """An attacker whose labdev.cpp runs the probes above as it loads, then the reference, on
+    the same warm server: the reference's results must be exactly its own full marks."""
     limits = Limits(case_seconds=10.0, import_seconds=20.0, run_seconds=60.0, build_seconds=120)
-    submissions, out = tmp_path / "submissions", tmp_path / "out"
     source = (REFERENCE / "labdev.cpp").read_text()
     anchor = "namespace {\nstruct RegisterHooks {"
     assert source.count(anchor) == 1
+    reports = {}
     for student, text in (
-        ("a_attacker", source.replace(anchor, STATIC_INIT + anchor)),
-        ("b_honest", source),
+        ("attacker", source.replace(anchor, STATIC_INIT + anchor)),
+        ("honest", source),
     ):
-        folder = submissions / student
-        folder.mkdir(parents=True)
+        folder = tmp_path / student
+        folder.mkdir()
         shutil.copy(REFERENCE / "privateuse1.py", folder)
         (folder / "labdev.cpp").write_text(text)
-    reports = grading.grade_class(submissions, out, ["week5"], limits=limits)
-    attacker, honest = reports[("a_attacker", "week5")], reports[("b_honest", "week5")]
-    if any("did not build" in p for p in attacker["problems"]):
-        raise RuntimeError(f"the attacker's C++ did not build: {attacker['problems']}")
-    if not any(r["status"] == "pass" for r in attacker["results"]):
-        raise RuntimeError(f"the attacker's library never loaded: {attacker['problems']}")
-    assert honest["score"] == honest["max_score"] and not honest["problems"], honest["problems"]
+        reports[student] = run_week(
+            "week5", str(folder / "privateuse1.py"), WEEK5_CASES, False, limits
+        )
+    attacker, honest = reports["attacker"], reports["honest"]
+    assert not any("did not build" in p for p in attacker.problems), attacker.problems
+    names = [r.name for r in attacker.results]
+    assert len(names) >= 2 and all(r.status == "pass" for r in attacker.results), names  # loaded
+    assert not honest.problems, honest.problems
+    assert [(r.name, r.status, r.message) for r in honest.results] == [
+        (name, "pass", "") for name in names
+    ]
