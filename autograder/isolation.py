@@ -274,16 +274,19 @@ def _view_dir() -> str:
     return folder
 
 
+def libc_check(result: int, what: str) -> None:
+    """Raise OSError, with errno's words, when a C library call (made with use_errno) failed."""
+    if result != 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, f"{what}: {os.strerror(errno)}")
+
+
 def _enter_view(view: list[tuple[str, bool]]) -> None:
     """In the child of a root grader, just before exec: a private mount namespace where
     ``_view_dir()`` holds each folder bwrap binds, then uid and gid 65534 for good. Any
     failure raises, and ``subprocess`` reports it: the sandbox never starts half made."""
 
-    def check(result: int, what: str) -> None:
-        if result != 0:
-            errno = ctypes.get_errno()
-            raise OSError(errno, f"{what}: {os.strerror(errno)}")
-
+    check = libc_check
     top = _view_dir()
     check(_LIBC.unshare(_CLONE_NEWNS), "unshare(CLONE_NEWNS)")
     check(_LIBC.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None), "making / private")

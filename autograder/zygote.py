@@ -101,11 +101,7 @@ def fresh_folders(libc: ctypes.CDLL) -> None:
     (sizes from isolation.TMPFS_MB): nothing of an earlier child is in them, nothing written
     there reaches the server or a later child."""
     from autograder.isolation import TMPFS_MB
-
-    def check(result: int, what: str) -> None:
-        if result != 0:
-            errno = ctypes.get_errno()
-            raise OSError(errno, f"{what}: {os.strerror(errno)}")
+    from autograder.isolation import libc_check as check
 
     check(libc.unshare(_CLONE_NEWNS), "unshare(CLONE_NEWNS)")
     check(libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None), "making / private")
