@@ -16,13 +16,12 @@ from autograder.cases import task_key
 from autograder.release import REPO_ROOT, make_skeleton, week_sources
 from autograder.report import PASS
 from autograder.runner import run_week
-from autograder.weeks import get_week
+from autograder.weeks import Week, get_week
 
 
-def reference_tasks(week: str) -> list[str]:
+def reference_tasks(w: Week) -> list[str]:
     """The task numbers the week's reference declares, in order: "Task 1.4:" docstrings, and
     "// Task 5.2:" comments in its C++."""
-    w = get_week(week)
     found: set[str] = set()
     for name in week_sources(w):
         text = (REPO_ROOT / "reference_impl" / name).read_text()
@@ -30,19 +29,18 @@ def reference_tasks(week: str) -> list[str]:
     return sorted(found, key=task_key)
 
 
-def measure_task_needs(week: str) -> dict[str, list[str]]:
+def measure_task_needs(w: Week) -> dict[str, list[str]]:
     """``{case name: [tasks it fails without]}`` for every case, hidden ones included."""
-    w = get_week(week)
     needs: dict[str, list[str]] = {}
     with tempfile.TemporaryDirectory(prefix="torchlab-ablate-") as tmp:
-        for task in reference_tasks(week):
+        for task in reference_tasks(w):
             folder = Path(tmp) / task
             folder.mkdir()
             for name in week_sources(w):  # the module and its C++, blanked for this task only
                 source_path = REPO_ROOT / "reference_impl" / name
                 text = make_skeleton(source_path.read_text(), str(source_path), only_tasks={task})
                 (folder / name).write_text(text)
-            report = run_week(week, str(folder / f"{w.module}.py"), include_hidden=True)
+            report = run_week(w, str(folder / f"{w.module}.py"), include_hidden=True)
             for r in report.results:
                 needs.setdefault(r.name, [])
                 if r.status != PASS:
@@ -53,5 +51,6 @@ def measure_task_needs(week: str) -> dict[str, list[str]]:
 if __name__ == "__main__":
     import sys
 
-    for name, tasks in measure_task_needs(sys.argv[1] if len(sys.argv) > 1 else "week1").items():
+    week = get_week(sys.argv[1] if len(sys.argv) > 1 else "week1")  # the front door
+    for name, tasks in measure_task_needs(week).items():
         print(f"{name}: {', '.join(tasks)}")

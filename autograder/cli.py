@@ -3,9 +3,10 @@
 torchlab                      your progress through every lab
 torchlab status               a table of your labs: cases, points, tasks done, what next
 torchlab check week1          your skeleton in labs/week1_strides/, case by case
+torchlab check week5          a C++ lab: your files in cpp_labs/week5_privateuse1/
 torchlab check week1 --impl PATH    another folder or file instead of your skeleton
-torchlab release --check      (instructor's copy) fails when labs/ drifted from its source
-torchlab release --write      (instructor's copy) regenerate labs/ from its source
+torchlab release --check      (instructor's copy) fails when labs/ or cpp_labs/ drifted
+torchlab release --write      (instructor's copy) regenerate labs/ and cpp_labs/ from their source
 torchlab release --out DIR    (instructor's copy) a student-only copy of the course
 """
 
@@ -19,8 +20,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from autograder import release
-from autograder.runner import REPO_ROOT, Limits, run_week
-from autograder.weeks import WEEKS
+from autograder.labs import REPO_ROOT
+from autograder.runner import run_week
+from autograder.weeks import WEEKS, Week, get_week
+from autograder.workers import Limits
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -40,8 +43,8 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--show-output", action="store_true", help="show what failing cases printed")
     r = sub.add_parser("release", help="instructor's copy: generate skeletons or a student copy")
     g = r.add_mutually_exclusive_group(required=True)
-    g.add_argument("--check", action="store_true", help="fail if labs/ differs from its source")
-    g.add_argument("--write", action="store_true", help="regenerate labs/ from its source")
+    g.add_argument("--check", action="store_true", help="fail if the labs differ from their source")
+    g.add_argument("--write", action="store_true", help="regenerate the labs from their source")
     g.add_argument("--out", type=Path, help="write a student copy of the course to this folder")
     sub.add_parser("progress", help="your progress through every lab (also the default)")
     sub.add_parser("status", help="a table of your labs: cases, points, tasks done, what next")
@@ -83,9 +86,14 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _weeks(names: list[str] | None) -> list[Week] | None:
+    """The weeks named on the command line ("week1" or "1"), resolved here, once."""
+    return [get_week(name) for name in names] if names else None
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     limits = Limits(case_seconds=args.timeout)
-    report = run_week(args.week, args.impl, args.select, limits=limits)
+    report = run_week(get_week(args.week), args.impl, args.select, limits=limits)
     if args.json:
         print(report.to_json())
     else:
@@ -99,11 +107,11 @@ def cmd_release(args: argparse.Namespace) -> int:
         for line in drifted:
             print(f"drift: {line}; run `torchlab release --write`")
         if not drifted:
-            print("labs/ matches what reference_impl/ generates")
+            print("labs/ and cpp_labs/ match what reference_impl/ generates")
         return 1 if drifted else 0
     if args.write:
         written = release.write_skeletons()
-        print("\n".join(f"wrote {p}" for p in written) or "labs/ was already up to date")
+        print("\n".join(f"wrote {p}" for p in written) or "the labs were already up to date")
         return 0
     out = release.write_student_copy(args.out)
     print(f"student copy written to {out} (no reference_impl, no hidden cases, no answers)")
@@ -119,14 +127,14 @@ def cmd_progress() -> int:
     ok = True
     if has_reference:
         print("Every lab's reference engine, checked against real torch:")
-        for name in WEEKS:
-            ref = run_week(name, "reference", include_hidden=True)
+        for name, week in WEEKS.items():
+            ref = run_week(week, "reference", include_hidden=True)
             ok = ok and ref.passed
             print(f"  {name}: {ref.summary()}")
         print()
-    print("Your progress (labs/):")
+    print("Your progress (labs/ and cpp_labs/):")
     for name, week in WEEKS.items():
-        lab = run_week(name, "lab")
+        lab = run_week(week, "lab")
         print(f"  {name} {week.title}: {lab.summary()}  ({lab.impl})")
         tasks = lab.task_progress()
         done = [t for t, (passed, total) in tasks.items() if passed == total]
@@ -145,7 +153,7 @@ def cmd_status() -> int:
 
     rows = []
     for name in tqdm(list(WEEKS), desc="checking your labs", unit="week", file=sys.stderr):
-        lab = run_week(name, "lab")
+        lab = run_week(WEEKS[name], "lab")
         tasks = lab.task_progress()
         done = sum(1 for passed, total in tasks.values() if passed == total)
         step = lab.next_step()
@@ -175,20 +183,20 @@ def cmd_grade(args: argparse.Namespace) -> int:
         case_seconds=args.timeout, run_seconds=args.student_timeout, memory_mb=args.memory_mb
     )
     if args.gradescope:
-        return grading.run_gradescope(args.gradescope, args.week, limits)
+        return grading.run_gradescope(args.gradescope, _weeks(args.week), limits)
     out = args.out or Path("grades")
     if args.merge:
         reports = grading.merge(out, args.merge)
         print(grading.summary_table(reports))
         print(f"\nmerged {len(args.merge)} folders into {out}/gradebook.csv")
         return 0
-    submissions, weeks = args.submissions, args.week
+    submissions, weeks = args.submissions, _weeks(args.week)
     if submissions is None:
         from autograder.samples import SAMPLE_WEEKS, build_sample_class
 
         submissions = out / "sample-class"
         build_sample_class(submissions)
-        weeks = weeks or list(SAMPLE_WEEKS)  # the weeks it has submissions for
+        weeks = weeks or [WEEKS[name] for name in SAMPLE_WEEKS]  # those it has submissions for
         print(f"grading the bundled sample class ({submissions})")
         # Its loops and crashes would each use a full minute of the default budget.
         limits = replace(limits, case_seconds=min(limits.case_seconds, 2.0))
@@ -225,10 +233,11 @@ def cmd_grade(args: argparse.Namespace) -> int:
 def cmd_nbgrader(args: argparse.Namespace) -> int:
     from autograder.nbgrader_bridge import export_course
 
-    weeks = args.week or list(WEEKS)
+    weeks = _weeks(args.week) or list(WEEKS.values())
     course = export_course(args.course_dir, weeks)
-    print(f"nbgrader course written to {course} ({', '.join(weeks)}); in that folder run")
-    print(f"  nbgrader generate_assignment {weeks[0]}, then autograde, generate_feedback, export")
+    names = [w.name for w in weeks]
+    print(f"nbgrader course written to {course} ({', '.join(names)}); in that folder run")
+    print(f"  nbgrader generate_assignment {names[0]}, then autograde, generate_feedback, export")
     return 0
 
 

@@ -41,10 +41,12 @@ from typing import Any
 
 from autograder import isolation
 from autograder.cases import load_week, task_key
+from autograder.labs import submission_folder
 from autograder.oracle import cache_key, expected_observations
 from autograder.report import PASS, CaseResult, Report, printable
-from autograder.runner import Limits, run_week
-from autograder.weeks import WEEKS, get_week
+from autograder.runner import run_week
+from autograder.weeks import WEEKS, Week
+from autograder.workers import Limits
 
 NBGRADER_COLUMNS = [
     "assignment",
@@ -205,40 +207,16 @@ def _submission_digest(files: Path) -> str:
 MAX_SUBMISSION_BYTES = 8 * 2**20  # a lab folder's Python (and C++) files, all together
 
 
-def _lab_folder(student_dir: Path, week: str) -> tuple[Path | None, str | None]:
-    """Where the student's lab file is (their folder, or labs/<lab>/ in a copy of the
-    course), and a reason to reject the submission. A link anywhere on the way would make
-    the grader read someone else's files (the reference, another student) as theirs."""
-    w = get_week(week)
-    filename = f"{w.module}.py"
-    if student_dir.is_symlink():
-        return None, f"{student_dir.name} is a symbolic link: submit the files themselves"
-    for parts in ((filename,), ("labs", w.folder, filename)):
-        path = student_dir
-        for i, part in enumerate(parts):
-            path = path / part
-            if path.is_symlink():
-                shown = "/".join(parts[: i + 1])
-                return None, f"{shown} is a symbolic link: submit the files themselves"
-            if not path.exists():
-                break
-        else:
-            if not path.is_file():
-                return None, f"{'/'.join(parts)} is not a file"
-            return path.parent, None
-    return None, None
-
-
-def _private_copy(student_dir: Path, week: str, into: Path) -> str | None:
+def _private_copy(student_dir: Path, week: Week, into: Path) -> str | None:
     """Copy the student's lab folder (its Python files, and a native week's C++ sources) to a
     private place, the only files the build and the worker get. Returns a reason to reject the
     submission, or None."""
     into.mkdir(parents=True, exist_ok=True)
-    folder, problem = _lab_folder(student_dir, week)
+    folder, problem = submission_folder(student_dir, week)
     if problem or folder is None:
         return problem
     total = 0
-    native = [folder / name for name in get_week(week).native_sources]
+    native = [folder / name for name in week.native_sources]
     for p in sorted(folder.glob("*.py")) + native:
         if p.is_symlink():
             return f"{p.name} is a symbolic link: submit the files themselves"
@@ -253,9 +231,8 @@ def _private_copy(student_dir: Path, week: str, into: Path) -> str | None:
     return None
 
 
-def rejected_report(week: str, reason: str) -> Report:
-    """Every case of ``week`` failed with ``reason``: a submission the grader will not run."""
-    w = get_week(week)
+def rejected_report(w: Week, reason: str) -> Report:
+    """Every case of ``w`` failed with ``reason``: a submission the grader will not run."""
     report = Report(f"{w.name}: {w.title}", f"{w.module}.py", problems=[reason])
     for c in load_week(w.name, include_hidden=True):
         tasks = sorted(c.tasks, key=task_key)
@@ -268,7 +245,7 @@ def rejected_report(week: str, reason: str) -> Report:
 def grade_student(
     student: str,
     folder: Path,
-    week: str,
+    week: Week,
     out: Path,
     limits: Limits,
     manifest: Manifest | None = None,
@@ -280,8 +257,9 @@ def grade_student(
     with tempfile.TemporaryDirectory(prefix="torchlab-sub-") as tmp:
         files = Path(tmp) / "submission"
         problem = _private_copy(folder, week, files)
-        key = f"{'rejected' if problem else _submission_digest(files)}-{cache_key(week)}"
-        saved = manifest.load(student, week, key)
+        digest = "rejected" if problem else _submission_digest(files)
+        key = f"{digest}-{cache_key(week.name)}"
+        saved = manifest.load(student, week.name, key)
         if saved is not None:
             try:
                 return Report.from_dict(saved), False
@@ -296,18 +274,18 @@ def grade_student(
 
 
 def save_report(
-    student: str, week: str, report: Report, key: str, out: Path, manifest: Manifest, secs: float
+    student: str, week: Week, report: Report, key: str, out: Path, manifest: Manifest, secs: float
 ) -> None:
     """Write a student's feedback page and report, and record the report in the manifest."""
     report.title = f"{student}: {report.title}"
-    report.impl = f"{student}/{get_week(week).module}.py"
+    report.impl = f"{student}/{week.module}.py"
     data = report.to_dict()
-    data.update(grading_key=key, student=student, week=week, seconds=round(secs, 3))
+    data.update(grading_key=key, student=student, week=week.name, seconds=round(secs, 3))
     student_dir = out / "students" / student
-    write_atomically(student_dir / f"{week}.html", feedback_page(report.for_student()))
+    write_atomically(student_dir / f"{week.name}.html", feedback_page(report.for_student()))
     text = json.dumps(data, indent=1)
-    write_atomically(manifest.path(student, week), text)
-    manifest.record(student, week, text, key)  # last: it marks "done"
+    write_atomically(manifest.path(student, week.name), text)
+    manifest.record(student, week.name, text, key)  # last: it marks "done"
 
 
 def feedback_page(report: Report) -> str:
@@ -410,7 +388,7 @@ class GradingRefused(RuntimeError):
 def grade_class(
     submissions: Path,
     out: Path,
-    weeks: list[str] | None = None,
+    weeks: list[Week] | None = None,
     jobs: int = 1,
     shard: Shard | None = None,
     limits: Limits | None = None,
@@ -424,7 +402,7 @@ def grade_class(
     purpose, to measure its cost): the audit-hook guard alone then stands between the class
     and the grader, and every report says so."""
     submissions, out = submissions.resolve(), out.resolve()
-    weeks = [get_week(w).name for w in (weeks or list(WEEKS))]
+    weeks = list(weeks or WEEKS.values())
     problem = isolation.bubblewrap_problem()
     if problem and not unsafe_no_sandbox:
         raise GradingRefused(
@@ -441,11 +419,11 @@ def grade_class(
         isolation="none" if unsafe_no_sandbox else "bubblewrap",
     )
     for week in weeks:  # torch's answers once, before any submission runs
-        expected_observations(week, load_week(week, include_hidden=True))
+        expected_observations(week, load_week(week.name, include_hidden=True))
     tasks = [(s, w) for s in students for w in weeks]
     manifest = Manifest(out)
 
-    def one(task: tuple[str, str]) -> None:
+    def one(task: tuple[str, Week]) -> None:
         student, week = task
         try:
             report, fresh = grade_student(student, folders[student], week, out, limits, manifest)
@@ -454,7 +432,7 @@ def grade_class(
             report, fresh = rejected_report(week, reason[:500]), True
             save_report(student, week, report, f"failed-{time.time()}", out, manifest, 0.0)
         if progress:
-            progress(student, week, report, fresh)
+            progress(student, week.name, report, fresh)
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         list(pool.map(one, tasks))
@@ -504,7 +482,7 @@ def summary_table(reports: dict[tuple[str, str], dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def run_gradescope(root: Path, weeks: list[str] | None, limits: Limits) -> int:
+def run_gradescope(root: Path, weeks: list[Week] | None, limits: Limits) -> int:
     """Gradescope's layout: the submission in ROOT/submission, results to
     ROOT/results/results.json (gradescope/autograder_samples docs/specs.md)."""
     submission = root / "submission"

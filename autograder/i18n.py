@@ -200,9 +200,9 @@ def translation_of(english: Path) -> Path:
 def notebooks() -> dict[str, Path]:
     """Each registered week's English notebook."""
     return {
-        name: REPO_ROOT / "labs" / w.folder / f"{name}.ipynb"
+        name: w.lab_dir(REPO_ROOT) / f"{name}.ipynb"
         for name, w in WEEKS.items()
-        if (REPO_ROOT / "labs" / w.folder / f"{name}.ipynb").exists()
+        if (w.lab_dir(REPO_ROOT) / f"{name}.ipynb").exists()
     }
 
 
@@ -211,7 +211,7 @@ def prose_path(week: str) -> Path:
 
 
 def zh_notebook_path(week: str) -> Path:
-    return REPO_ROOT / "labs" / WEEKS[week].folder / f"{week}.zh.ipynb"
+    return WEEKS[week].lab_dir(REPO_ROOT) / f"{week}.zh.ipynb"
 
 
 def parse_prose(text: str, where: str) -> dict[str, str]:

@@ -27,10 +27,11 @@ from types import ModuleType
 from typing import NamedTuple
 
 from autograder.cases import task_key
+from autograder.labs import REPO_ROOT, resolve_impl
 from autograder.release import week_sources
 from autograder.report import PASS, Report, printable
-from autograder.runner import REPO_ROOT, resolve_impl, run_week
-from autograder.weeks import WEEKS, get_week
+from autograder.runner import run_week
+from autograder.weeks import WEEKS, Week, get_week
 
 MUTANTS_DIR = REPO_ROOT / "tests" / "mutants"
 
@@ -74,14 +75,13 @@ def apply(source: str, mutant: Mutant) -> str:
     return source.replace(mutant.old, mutant.new)
 
 
-def reference_source(week: str) -> str:
+def reference_source(w: Week) -> str:
     """The source of the week's reference engine."""
-    return resolve_impl(get_week(week), "reference").read_text()
+    return resolve_impl(w, "reference").read_text()
 
 
-def reference_sources(week: str) -> dict[str, str]:
+def reference_sources(w: Week) -> dict[str, str]:
     """Every file of the week's reference the learner edits: the module, and its C++."""
-    w = get_week(week)
     module = resolve_impl(w, "reference")
     return {name: (module.parent / name).read_text() for name in week_sources(w)}
 
@@ -89,61 +89,58 @@ def reference_sources(week: str) -> dict[str, str]:
 Sources = str | dict[str, str]  # the module's text, or {file name: text} for every file
 
 
-def _files(week: str, source: Sources) -> dict[str, str]:
+def _files(w: Week, source: Sources) -> dict[str, str]:
     if isinstance(source, dict):
         return source
-    w = get_week(week)
-    return {**reference_sources(week), f"{w.module}.py": source}
+    return {**reference_sources(w), f"{w.module}.py": source}
 
 
-def apply_to(week: str, source: Sources, mutant: Mutant) -> dict[str, str]:
+def apply_to(w: Week, source: Sources, mutant: Mutant) -> dict[str, str]:
     """The week's files with the mutant applied to the file it names."""
-    files = dict(_files(week, source))
-    name = mutant.file or f"{get_week(week).module}.py"
+    files = dict(_files(w, source))
+    name = mutant.file or f"{w.module}.py"
     files[name] = apply(files[name], mutant)
     return files
 
 
-def check_source(week: str, source: Sources) -> Report:
+def check_source(w: Week, source: Sources) -> Report:
     """Check ``source`` as the week's engine (public cases only), from a folder of its own."""
-    w = get_week(week)
     with tempfile.TemporaryDirectory(prefix=f"torchlab-mutant-{w.name}-") as folder:
-        for name, text in _files(week, source).items():
+        for name, text in _files(w, source).items():
             (Path(folder) / name).write_text(text)
-        return run_week(w.name, folder, include_hidden=False)
+        return run_week(w, folder, include_hidden=False)
 
 
 def _failing(report: Report) -> tuple[str, ...]:
     return tuple(r.name for r in report.results if r.status != PASS)
 
 
-def run_mutant(week: str, mutant: Mutant, source: Sources | None = None) -> MutantResult:
+def run_mutant(w: Week, mutant: Mutant, source: Sources | None = None) -> MutantResult:
     """Check one mutant of ``source`` (default: the week's reference)."""
-    mutated = apply_to(week, reference_sources(week) if source is None else source, mutant)
-    report = check_source(week, mutated)
+    mutated = apply_to(w, reference_sources(w) if source is None else source, mutant)
+    report = check_source(w, mutated)
     if report.problems or any(r.status == "timeout" for r in report.results):
         # A busy machine can stop an import or a case on time alone: look again, once.
-        report = check_source(week, mutated)
+        report = check_source(w, mutated)
     failing = _failing(report)
     problems = tuple(report.problems)
     return MutantResult(mutant, bool(failing) and not problems, failing, problems)
 
 
-def mutation_score(week: str, mutants: Sequence[Mutant], jobs: int = 2) -> list[MutantResult]:
+def mutation_score(w: Week, mutants: Sequence[Mutant], jobs: int = 2) -> list[MutantResult]:
     """Check every mutant (``jobs`` at a time) and return their results, in order.
 
     The unmutated reference is checked first: it must pass every public case, or a failing
     case would "catch" every mutant. That run also fills the oracle's cache before the
     mutants run side by side. Every ``old`` text is checked before anything runs.
     """
-    w = get_week(week)
-    source = reference_sources(w.name)
+    source = reference_sources(w)
     others = sorted({m.week for m in mutants} - {w.name})
     if others:
         raise ValueError(f"mutants of {', '.join(others)} given to the {w.name} score")
     for m in mutants:  # every old text first: a stale mutant fails before anything runs
-        apply_to(w.name, source, m)
-    baseline = check_source(w.name, source)
+        apply_to(w, source, m)
+    baseline = check_source(w, source)
     if baseline.problems or _failing(baseline):
         raise RuntimeError(
             f"the unmutated {w.name} reference does not pass its own public cases "
@@ -151,7 +148,7 @@ def mutation_score(week: str, mutants: Sequence[Mutant], jobs: int = 2) -> list[
             f"problems: {'; '.join(baseline.problems) or 'none'}): no score can be measured"
         )
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:  # run_week forks its own worker
-        return list(pool.map(lambda m: run_mutant(w.name, m, source), mutants))
+        return list(pool.map(lambda m: run_mutant(w, m, source), mutants))
 
 
 def score(results: Sequence[MutantResult]) -> float:
@@ -159,13 +156,12 @@ def score(results: Sequence[MutantResult]) -> float:
     return sum(r.caught for r in results) / len(results) if results else 1.0
 
 
-def load_mutants(week: str) -> tuple[list[Mutant], dict[str, str]]:
+def load_mutants(w: Week) -> tuple[list[Mutant], dict[str, str]]:
     """``(mutants, accepted survivors)`` from ``tests/mutants/<week>.py``.
 
     That module defines ``<WEEK>_MUTANTS`` (e.g. ``WEEK1_MUTANTS``, a list of Mutant) and
     ``ACCEPTED_SURVIVORS`` (``{mutant name: why no case can catch it}``).
     """
-    w = get_week(week)
     module = _load_module(MUTANTS_DIR / f"{w.name}.py", w.name)
     mutants = list(getattr(module, f"{w.name.upper()}_MUTANTS"))
     return mutants, dict(getattr(module, "ACCEPTED_SURVIVORS", {}))
@@ -220,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2, help="mutants checked side by side")
     parser.add_argument("-k", dest="select", help="only mutants whose name or task contains this")
     args = parser.parse_args(argv)
-    week = get_week(args.week).name
+    week = get_week(args.week)  # the front door: a name from the command line
     mutants, accepted = load_mutants(week)
     if args.select:
         mutants = [m for m in mutants if args.select in m.name or args.select == m.task]

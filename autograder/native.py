@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder import isolation
+from autograder.weeks import Week
 
 # -O1: most of the build is parsing torch's headers; optimising harder buys most labs nothing.
 CFLAGS = ["-O1"]  # torch adds -std=c++20, which its headers need
@@ -394,16 +395,18 @@ def _make_pch(name: str, header: str) -> int:
 def library_path(module: Path, week: str) -> str:
     """The library a native lab's module loads: the one the grader built for this run
     (``TORCHLAB_NATIVE_LIBRARY``, set by the worker), else the C++ beside ``module``, built now
-    (or found in the cache)."""
-    return os.environ.get("TORCHLAB_NATIVE_LIBRARY") or str(build_beside(module, week))
-
-
-def build_beside(module: Path, week: str = "week5") -> Path:
-    """Build the C++ beside a lab module (a notebook's or a script's ``load_library``) and
-    return the library; raise BuildError with the compiler's first error."""
+    (or found in the cache). A front door: the lab's own module names its week."""
+    built = os.environ.get("TORCHLAB_NATIVE_LIBRARY")
+    if built:
+        return built
     from autograder.weeks import get_week
 
-    w = get_week(week)
+    return str(build_beside(module, get_week(week)))
+
+
+def build_beside(module: Path, w: Week) -> Path:
+    """Build the C++ beside a lab module (a notebook's or a script's ``load_library``) and
+    return the library; raise BuildError with the compiler's first error."""
     sources = {f: module.parent / f for f in w.native_sources}
     pch_from = sources[w.native_sources[0]]  # the learner's own machine: their own includes
     result = build(w.native_library, sources, BuildLimits(isolation="none"), pch_from=pch_from)

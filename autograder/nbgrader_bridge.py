@@ -42,9 +42,9 @@ import nbformat
 from nbformat.notebooknode import NotebookNode
 
 from autograder.cases import load_week, task_key
+from autograder.labs import REPO_ROOT
 from autograder.release import make_skeleton
-from autograder.runner import REPO_ROOT
-from autograder.weeks import Week, get_week
+from autograder.weeks import Week
 
 CONFIG_MARKER = "# Written by `torchlab nbgrader export`"
 # What each solution region becomes in the student's copy (the report then says
@@ -147,9 +147,8 @@ def _native_cells(week: Week) -> list[NotebookNode]:
     return cells
 
 
-def source_notebook(week_name: str) -> NotebookNode:
+def source_notebook(week: Week) -> NotebookNode:
     """The nbgrader source notebook of one week (answers and hidden tests included)."""
-    week = get_week(week_name)
     reference = REPO_ROOT / "reference_impl" / f"{week.module}.py"
     if not reference.exists():
         raise ValueError(
@@ -202,7 +201,7 @@ def source_notebook(week_name: str) -> NotebookNode:
     return nb
 
 
-def export_course(course_dir: Path, weeks: list[str]) -> Path:
+def export_course(course_dir: Path, weeks: list[Week]) -> Path:
     """Write ``nbgrader_config.py`` and ``source/<week>/<week>.ipynb`` for each week; return
     the course folder. A config that torchlab did not write is never overwritten."""
     course_dir = Path(course_dir).expanduser().resolve()
@@ -212,7 +211,7 @@ def export_course(course_dir: Path, weeks: list[str]) -> Path:
             f"{config} exists and was not written by torchlab: move it away, or merge "
             "torchlab's settings into it by hand"
         )
-    notebooks = {get_week(w).name: source_notebook(w) for w in weeks or []}
+    notebooks = {w.name: source_notebook(w) for w in weeks or []}
     if not notebooks:
         raise ValueError("no weeks to export")
     course_dir.mkdir(parents=True, exist_ok=True)

@@ -26,7 +26,7 @@ from nbgrader.preprocessors import Execute, NbGraderPreprocessor
 from autograder.cases import load_week
 from autograder.report import PASS
 from autograder.runner import run_week
-from autograder.weeks import WEEKS
+from autograder.weeks import WEEKS, Week
 
 
 def _case_for(grade_id: str, week: str) -> str | None:
@@ -40,7 +40,7 @@ def _case_for(grade_id: str, week: str) -> str | None:
     return None
 
 
-def _answer(nb: Any) -> tuple[str, str] | None:
+def _answer(nb: Any) -> tuple[Week, str] | None:
     """(week, module source) from the answer cell, whose grade_id is ``<module>_answer``."""
     for cell in nb.cells:
         meta = cell.metadata.get("nbgrader", {})
@@ -49,7 +49,7 @@ def _answer(nb: Any) -> tuple[str, str] | None:
                 lines = cell.source.splitlines(keepends=True)
                 if lines and lines[0].lstrip().startswith("%%writefile"):
                     lines = lines[1:]
-                return week.name, "".join(lines)
+                return week, "".join(lines)
     return None
 
 
@@ -59,18 +59,18 @@ class TorchlabVerdicts(NbGraderPreprocessor):
     def preprocess(self, nb: Any, resources: dict) -> tuple[Any, dict]:
         found = _answer(nb)
         if found is None:  # no answer cell at all: every test cell fails
-            week, source = next(iter(WEEKS)), ""
+            week, source = next(iter(WEEKS.values())), ""
         else:
             week, source = found
         with tempfile.TemporaryDirectory(prefix="torchlab-nbgrader-") as tmp:
-            (Path(tmp) / f"{WEEKS[week].module}.py").write_text(source)
+            (Path(tmp) / f"{week.module}.py").write_text(source)
             report = run_week(week, tmp, include_hidden=True)
         results = {r.name: r for r in report.results}
         for cell in nb.cells:
             meta = cell.metadata.get("nbgrader", {})
             if cell.cell_type != "code" or not meta.get("grade"):
                 continue
-            result = results.get(_case_for(str(meta.get("grade_id", "")), week) or "")
+            result = results.get(_case_for(str(meta.get("grade_id", "")), week.name) or "")
             if result is not None and result.status == PASS:
                 cell.outputs = []
             else:

@@ -19,7 +19,7 @@ from typing import Any
 
 from autograder import pinning
 from autograder.cases import Case, case_modules, draw_examples, run_case
-from autograder.weeks import get_week
+from autograder.weeks import Week
 
 AUTOGRADER_DIR = Path(__file__).resolve().parent
 # Changing how observations are made or examples drawn changes every answer.
@@ -96,22 +96,23 @@ def torch_lib(week: str) -> TorchLib:
     return TorchLib(torch, extras)
 
 
-def expected_observations(week: str, cases: list[Case]) -> dict[str, dict[str, Any]]:
+def expected_observations(week: Week, cases: list[Case]) -> dict[str, dict[str, Any]]:
     """``{case id: {"examples": [...], "expected": observation}}``, from cache when possible.
 
     Torch is imported only on a cache miss, so a warm check never pays for it. A week whose
     truth is pinned (``Week.truth``) reads it from its pinned file instead.
     """
-    if get_week(week).truth == "pinned":
-        pinned = pinning.load(week)
+    name = week.name
+    if week.truth == "pinned":
+        pinned = pinning.load(name)
         missing = [c.name for c in cases if c.id not in pinned]
         if missing:
             raise RuntimeError(
                 f"no pinned answer for {', '.join(missing[:3])}: the instructor re-pins with "
-                f"`python -m autograder.pinning {week}`"
+                f"`python -m autograder.pinning {name}`"
             )
         return {c.id: pinned[c.id] for c in cases}
-    path = cache_dir() / f"{week}-{cache_key(week)}.json"
+    path = cache_dir() / f"{name}-{cache_key(name)}.json"
     cached: dict[str, Any] = {}
     if path.exists():
         try:
@@ -125,7 +126,7 @@ def expected_observations(week: str, cases: list[Case]) -> dict[str, dict[str, A
 
             # hypothesis keeps its own files beside our cache, not in the user's folder
             set_hypothesis_home_dir(str(cache_dir().parent / "hypothesis"))
-        lib = torch_lib(week)
+        lib = torch_lib(name)
         for c in missing:
             examples = draw_examples(c) if c.is_property else None
             with warnings.catch_warnings():

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from autograder.cases import draw_examples, load_week, run_case
-from autograder.weeks import get_week
+from autograder.weeks import Week, get_week
 
 AUTOGRADER_DIR = Path(__file__).resolve().parent
 REPO_ROOT = AUTOGRADER_DIR.parent
@@ -32,9 +32,8 @@ def pinned_path(week: str) -> Path:
     return AUTOGRADER_DIR / "truth" / f"{week}_pinned.json"
 
 
-def reference_module(week: str) -> Any:
+def reference_module(w: Week) -> Any:
     """The week's reference engine, imported from ``reference_impl/`` (instructor's copy)."""
-    w = get_week(week)
     path = REPO_ROOT / "reference_impl" / f"{w.module}.py"
     if not path.exists():
         raise RuntimeError(f"pinning needs the reference engine ({path}): the instructor's copy")
@@ -46,9 +45,10 @@ def reference_module(week: str) -> Any:
     return module
 
 
-def compute(week: str) -> dict[str, Any]:
+def compute(w: Week) -> dict[str, Any]:
     """Every case's observation from the reference, after the week's checks against torch."""
-    ref = reference_module(week)
+    week = w.name
+    ref = reference_module(w)
     cases = load_week(week, include_hidden=True)
     out: dict[str, Any] = {}
     for c in cases:
@@ -79,8 +79,9 @@ def load(week: str) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> int:
-    week = argv[0] if argv else "week4"
-    data = compute(week)
+    w = get_week(argv[0] if argv else "week4")  # the front door: a name from the command line
+    week = w.name
+    data = compute(w)
     pinned_path(week).write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
     print(f"pinned {len(data['cases'])} cases of {week} in {pinned_path(week)}")
     return 0

@@ -5,6 +5,7 @@ Loaded by pytest through the ``pytest11`` entry point. A lab's test file paramet
 
     pytest labs/week1_strides                   # your skeleton
     pytest labs/week1_strides --impl PATH       # a folder holding the lab's file, or a file
+    pytest cpp_labs/week5_privateuse1           # a lab of the C++ track
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ import pytest
 
 from autograder.cases import load_week
 from autograder.report import PASS, Report, blame_line
-from autograder.runner import Limits, run_week
+from autograder.runner import run_week
+from autograder.weeks import get_week
+from autograder.workers import Limits
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -58,7 +61,7 @@ def torchlab_week(request: pytest.FixtureRequest) -> Callable[[str], WeekResults
 
     def get(week: str) -> WeekResults:
         if week not in cache:
-            cache[week] = WeekResults(run_week(week, impl, limits=limits))
+            cache[week] = WeekResults(run_week(get_week(week), impl, limits=limits))
         return cache[week]
 
     return get

@@ -228,7 +228,7 @@ def week_sources(w: Week) -> list[str]:
 def skeleton_pairs(root: Path = REPO_ROOT) -> list[tuple[Week, Path, Path]]:
     """(week, reference source, generated lab file) for every file of every week."""
     return [
-        (w, root / "reference_impl" / name, root / "labs" / w.folder / name)
+        (w, root / "reference_impl" / name, w.lab_dir(root) / name)
         for w in WEEKS.values()
         for name in week_sources(w)
     ]
@@ -295,7 +295,8 @@ def check(root: Path = REPO_ROOT) -> list[str]:
 
 
 def write_skeletons(root: Path = REPO_ROOT) -> list[Path]:
-    """Regenerate labs/ from reference_impl/ (what an author runs after editing a reference)."""
+    """Regenerate labs/ and cpp_labs/ from reference_impl/ (what an author runs after editing a
+    reference)."""
     written = []
     for rel, text in generated_files(root).items():
         path = root / rel

@@ -1,105 +1,37 @@
 """The one runner: every front end (CLI, pytest, notebook, grader) checks a week through here.
 
-It takes torch's observations from the oracle, runs the engine under test in a child process
-(``worker.py``) with a time limit per case and a memory limit, and judges each case. Whatever
-the engine does (loops, crashes, exits, prints), the runner returns a Report.
+It takes torch's observations from the oracle, builds a native week's C++ (``native.py``),
+runs the engine under test in worker processes (``workers.py``: a time limit per case, a
+memory limit, a sandbox) and judges each case (``judge.py``). Whatever the engine does
+(loops, crashes, exits, prints), the runner returns a Report. Where the learner's files are
+is ``labs.py``'s business.
 """
 
 from __future__ import annotations
 
-import importlib.util
-import json
-import os
-import resource
-import select
-import signal
-import subprocess
-import sys
-import tempfile
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from autograder import isolation, native, zygote
+from autograder import isolation, native
 from autograder.cases import Case, load_week, task_key
 from autograder.judge import NOT_IMPLEMENTED, judge
-from autograder.oracle import cache_dir, expected_observations
+from autograder.labs import course_file, resolve_impl
+from autograder.oracle import expected_observations
 from autograder.report import PASS, CaseResult, Report
-from autograder.weeks import Week, get_week
-
-REPO_ROOT = Path(__file__).resolve().parent.parent
-
-
-# The worker's pipe is untrusted bytes: a line longer than this is no observation, and a
-# worker that sends more than the total is stopped (its current case: "output too large").
-MAX_LINE_BYTES = 4 * 2**20
-MAX_WORKER_BYTES = 32 * 2**20
-
-
-@dataclass(frozen=True)
-class Limits:
-    case_seconds: float = 5.0  # per case, enforced inside the worker and again from outside
-    import_seconds: float = 10.0  # importing the learner's module
-    memory_mb: int = 4096  # address-space limit of the worker
-    run_seconds: float = 60.0  # the whole run: after it, cases not yet run are not started
-    hide_paths: tuple[str, ...] = ()  # more paths the engine may not read (grading: the class)
-    # "auto": bubblewrap where it runs, else the guard alone; "bubblewrap": required;
-    # "none": the guard alone (a learner's own code on a machine without bubblewrap).
-    isolation: str = "auto"
-    build_seconds: float = 180.0  # a native week's C++ build (compile and link), when not cached
-
-
-def isolation_for(limits: Limits) -> str:
-    """The isolation a run gets: ``isolation.BUBBLEWRAP`` or ``isolation.GUARD_ONLY``."""
-    if limits.isolation == "none":
-        return isolation.GUARD_ONLY
-    problem = isolation.bubblewrap_problem()
-    if problem is None:
-        return isolation.BUBBLEWRAP
-    if limits.isolation == "bubblewrap":
-        raise RuntimeError(f"this run needs bubblewrap: {problem}")
-    return isolation.GUARD_ONLY
-
-
-def resolve_impl(week: Week, impl: str) -> Path:
-    """Which file to test: "lab" (the learner's skeleton), "reference", or a folder/file path.
-
-    A submission folder may hold the lab file itself or a whole copy of the course.
-    """
-    filename = f"{week.module}.py"
-    if impl == "lab":
-        return find_lab(week)
-    if impl == "reference":
-        return REPO_ROOT / "reference_impl" / filename
-    path = Path(impl).expanduser().resolve()
-    if path.is_dir():
-        for candidate in (path / filename, path / "labs" / week.folder / filename):
-            if candidate.exists():
-                return candidate
-        return path / filename
-    return path
-
-
-def find_lab(week: Week, start: Path | None = None) -> Path:
-    """The lab file the learner is working in: the current folder's own ``strides.py`` (a
-    notebook runs in its lab folder), else ``labs/<folder>/`` in the current folder or the
-    nearest one above it (a course copy). Never the copy beside wherever torchlab was
-    installed: that may be somebody else's work."""
-    filename = f"{week.module}.py"
-    here = (start or Path.cwd()).resolve()
-    if (here / filename).exists():
-        return here / filename
-    for folder in (here, *here.parents):
-        candidate = folder / "labs" / week.folder / filename
-        if candidate.exists():
-            return candidate
-    return here / "labs" / week.folder / filename  # reported as "cannot find", with the path
+from autograder.weeks import Week
+from autograder.workers import (
+    Limits,
+    isolation_for,
+    prestart,
+    run_engine,
+    safe_text,
+    secret_paths,
+)
 
 
 def run_week(
-    week: str,
+    week: Week,
     impl: str = "lab",
     select_cases: list[str] | None = None,
     include_hidden: bool = False,
@@ -112,19 +44,18 @@ def run_week(
     implemented" until those are written).
     """
     limits = limits or Limits()
-    w = get_week(week)
-    path = resolve_impl(w, impl)
+    path = resolve_impl(week, impl)
     # A given module (week 2c's cpp_ops.py) comes from the course: a folder with the C++ will do.
-    present = path.exists() or (path.name in w.given and path.parent.is_dir())
+    present = path.exists() or (path.name in week.given and path.parent.is_dir())
     if present:
-        _prestart(w, path, include_hidden, limits)
-    cases = [c for c in load_week(w.name, include_hidden) if _selected(c, select_cases)]
-    report = Report(f"{w.name}: {w.title}", str(path))  # absolute: no doubt which copy
+        prestart(week, path, include_hidden, limits)
+    cases = [c for c in load_week(week.name, include_hidden) if _selected(c, select_cases)]
+    report = Report(f"{week.name}: {week.title}", str(path))  # absolute: no doubt which copy
     report.isolation = isolation.describe(isolation_for(limits))
     if impl == "reference" and not present:
         report.problems.append("this copy of the course has no reference engine")
-    expected = expected_observations(w.name, cases)
-    library, build_problem = _build_native(w, path, limits) if present else (None, None)
+    expected = expected_observations(week, cases)
+    library, build_problem = _build_native(week, path, limits) if present else (None, None)
     if build_problem:
         report.problems.append(build_problem)
         outcomes = {c.id: {"status": "error", "message": build_problem} for c in cases}
@@ -150,7 +81,7 @@ def run_week(
             if not items:
                 continue
             problems = report.problems if not hidden else []
-            ran = run_engine(w, path, items, limits, problems, hidden, deadline, library)
+            ran = run_engine(week, path, items, limits, problems, hidden, deadline, library)
             outcomes.update(ran)
             if hidden:
                 _neutral_hidden_problems(problems, report.problems)
@@ -184,7 +115,7 @@ def _build_native(w: Week, path: Path, limits: Limits) -> tuple[Path | None, str
     hide = [str(p) for p in secret_paths(w, path, False, [Path(p) for p in limits.hide_paths])]
     sources = {name: path.parent / name for name in w.native_sources}
     # The precompiled header comes from the course's own skeleton, never from a submission.
-    pch_from = REPO_ROOT / "labs" / w.folder / w.native_sources[0]
+    pch_from = course_file(w, w.native_sources[0])
     built = native.build(
         w.native_library,
         sources,
@@ -244,495 +175,3 @@ def _result(c: Case, expected: Any, outcome: dict[str, Any]) -> CaseResult:
         return CaseResult(status="fail", message=message, **base)
     status = verdict.status if verdict.status in (PASS, NOT_IMPLEMENTED) else "fail"
     return CaseResult(status=status, message=safe_text(verdict.message, 2000), **base)
-
-
-# ---- the child process --------------------------------------------------------------------
-
-
-def run_engine(
-    week: Week,
-    path: Path,
-    items: list[dict],
-    limits: Limits,
-    problems: list[str],
-    hidden: bool = False,
-    run_deadline: float | None = None,
-    library: Path | None = None,
-) -> dict[str, dict[str, Any]]:
-    """Run ``items`` in workers; a worker that dies or hangs is replaced for the rest.
-    ``hidden``: the items are hidden cases (only such a worker can read their source)."""
-    outcomes: dict[str, dict[str, Any]] = {}
-    pending = list(items)
-    if run_deadline is None:
-        run_deadline = time.monotonic() + limits.run_seconds
-    while pending:
-        if time.monotonic() >= run_deadline:  # e.g. every case loops: don't wait for each
-            message = (
-                f"not run: the whole check took longer than {limits.run_seconds:g} s "
-                "(earlier cases ran out of time)"
-            )
-            for item in pending:
-                outcomes[item["id"]] = {"status": "timeout", "message": message}
-            break
-        before = len(outcomes)
-        fresh = _run_worker(week, path, pending, limits, outcomes, run_deadline, hidden, library)
-        if fresh is None and len(outcomes) == before:  # died between cases: blame the next
-            outcomes[pending[0]["id"]] = {"status": "crash", "message": "the worker died"}
-        if fresh is not None:  # the module itself cannot be used: every case fails with it
-            if fresh not in problems:  # the hidden cases' worker meets it again: say it once
-                problems.append(fresh)
-            for item in pending:
-                outcomes.setdefault(item["id"], {"status": "error", "message": fresh})
-        pending = [i for i in pending if i["id"] not in outcomes]
-    return outcomes
-
-
-def _limit_child(limits: Limits, then: Callable[[], None] | None = None) -> None:
-    """Limits the kernel enforces on the worker, whatever the code inside it does (they pass
-    through bwrap to everything in the sandbox); then ``then`` (a root grader's jail drops to
-    uid 65534, see isolation.Jail.preexec)."""
-    for name, value in rlimits(limits).items():
-        resource.setrlimit(getattr(resource, name), (value, value))
-    if os.getuid() != 0:  # root ignores NPROC; the sandbox's seccomp filter refuses fork
-        # The kernel counts every process of this uid, the user's own included: leave room.
-        resource.setrlimit(resource.RLIMIT_NPROC, (_processes_of(os.getuid()) + 64,) * 2)
-    if then is not None:
-        then()
-
-
-def rlimits(limits: Limits) -> dict[str, int]:
-    """The worker's rlimits by name (the fork server's children set them on themselves)."""
-    return {
-        "RLIMIT_AS": limits.memory_mb * 1024 * 1024,
-        # a backstop: the watchdog normally acts first
-        "RLIMIT_CPU": int(limits.run_seconds) + 10,
-        "RLIMIT_FSIZE": 64 * 1024 * 1024,  # no disk filling
-        "RLIMIT_CORE": 0,
-        "RLIMIT_NOFILE": 256,
-    }
-
-
-def _processes_of(uid: int) -> int:
-    count = 0
-    for entry in os.scandir("/proc"):
-        try:
-            count += entry.name.isdigit() and entry.stat().st_uid == uid
-        except OSError:
-            continue
-    return count
-
-
-def _worker_env(home: str, pythonpath: str) -> dict[str, str]:
-    """A fresh environment: none of the grader's own variables (tokens, paths) get through."""
-    return {
-        "PATH": "/usr/local/bin:/usr/bin:/bin",
-        "HOME": home,
-        "LANG": "C.UTF-8",
-        "PYTHONPATH": pythonpath,
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "PYTHONHASHSEED": "0",
-        "OMP_NUM_THREADS": "1",
-        # torch.compile keeps a cache; in the worker's own folder, the one place it may write
-        "TORCHINDUCTOR_CACHE_DIR": f"{home}/.torchinductor",
-    }
-
-
-def secret_paths(week: Week, engine: Path, hidden: bool, extra: list[Path]) -> list[Path]:
-    """What the engine may not see: the answers, the forbidden packages, and ``extra``."""
-    deny = [REPO_ROOT / "reference_impl", cache_dir()] + _package_dirs(week.forbid_modules)
-    # The notebook's helpers draw worked answers (the chunk rule of view, for one): an engine
-    # gets no marks from importing them.
-    deny.append(REPO_ROOT / "autograder" / "notebook")
-    deny.append(REPO_ROOT / "autograder" / "truth")  # torch's side of the cases: answers
-    if not hidden:  # only the worker that runs hidden cases reads their source
-        deny.append(REPO_ROOT / "autograder" / "hidden")
-    deny += extra
-    engine = engine.resolve()
-    # `--impl reference` checks the reference itself: its own folder stays readable.
-    return [d for d in deny if not engine.is_relative_to(Path(d).resolve())]
-
-
-def guard_policy(week: Week, workdir: str, deny_read: list[Path]) -> dict[str, Any]:
-    """What the worker's guard refuses (see sandbox.py): the answers, and torch itself."""
-    return {
-        "lab": f"{week.name} ({week.title})",
-        "forbid_modules": list(week.forbid_modules),
-        "deny_read": [str(d) for d in deny_read],
-        "write_ok": [workdir],
-        "allow_native": week.native,
-    }
-
-
-def _package_dirs(names: tuple[str, ...]) -> list[Path]:
-    """Where forbidden packages are installed, found without importing them."""
-    out = []
-    for name in names:
-        try:
-            spec = importlib.util.find_spec(name)
-        except (ImportError, ValueError):
-            continue
-        if spec is not None and spec.submodule_search_locations:
-            out += [Path(p) for p in spec.submodule_search_locations]
-    return out
-
-
-def _engine_files(week: Week, path: Path, library: Path | None = None) -> dict[str, Path]:
-    """The engine and the helper modules beside it, and a native week's built library: what
-    the sandbox's /work starts with. The week's given files are the course's copies."""
-    files = {path.name: path}
-    if library is not None:
-        files[library.name] = library
-    for p in path.parent.glob("*.py"):
-        if p.is_file() and not p.is_symlink():
-            files.setdefault(p.name, p)
-    for name in week.given:
-        files[name] = given_file(week, name)
-    return files
-
-
-def given_file(week: Week, name: str) -> Path:
-    """The course's own copy of a file the learner is given: the released lab's, else the
-    reference's (the same code: a given file has no solution region)."""
-    lab = REPO_ROOT / "labs" / week.folder / name
-    return lab if lab.is_file() else REPO_ROOT / "reference_impl" / name
-
-
-def _run_worker(
-    week: Week,
-    path: Path,
-    items: list[dict],
-    limits: Limits,
-    outcomes: dict[str, dict],
-    run_deadline: float,
-    hidden: bool = False,
-    library: Path | None = None,
-) -> str | None:
-    """One worker over ``items``, filling ``outcomes``. Returns a module-level problem."""
-    read_fd, write_fd = os.pipe()
-    jail: isolation.Jail | None = None
-    with tempfile.TemporaryDirectory(prefix="torchlab-") as workdir:
-        secrets = secret_paths(week, path, hidden, [Path(p) for p in limits.hide_paths])
-        command = [sys.executable, "-m", "autograder.worker", str(write_fd)]
-        sandboxed = isolation_for(limits) == isolation.BUBBLEWRAP
-        if sandboxed:
-            inside = isolation.WORK  # the engine's copy, its folder and $HOME, in the sandbox
-            module = Path(inside) / path.name
-            inner_env = _worker_env(inside, str(Path(isolation.autograder_dir()).parent))
-        if sandboxed and not week.fork_server:
-            jail = isolation.build(
-                command,
-                _engine_files(week, path, library),
-                [str(p) for p in secrets],
-                inner_env,
-                (write_fd,),
-            )
-            argv, fds, cwd, env = jail.argv, tuple(jail.pass_fds), workdir, _worker_env(workdir, "")
-        elif not sandboxed:
-            inside, module = workdir, path
-            argv, fds, cwd, env = command, (write_fd,), workdir, _worker_env(workdir, _pythonpath())
-        request = {
-            "week": week.name,
-            "hidden": hidden,
-            "module_path": str(module),
-            "module_name": week.module,
-            "cases": items,
-            "case_seconds": limits.case_seconds,
-            "import_seconds": limits.import_seconds,
-            "preload": list(week.preload),
-            "guard": guard_policy(week, inside, secrets),
-        }
-        if library is not None:  # loaded by the module itself (see worker.serve)
-            request["native_library"] = str(Path(inside) / library.name if sandboxed else library)
-        log_path = Path(workdir) / "worker.log"
-        if sandboxed and week.fork_server:
-            request["rlimits"] = rlimits(limits)
-            try:
-                return _run_forked(
-                    (week, secrets, inner_env),
-                    request,
-                    (read_fd, write_fd, log_path),
-                    limits,
-                    outcomes,
-                    run_deadline,
-                    module,
-                    _engine_files(week, path, library),  # handed over as descriptors, never as text
-                )
-            finally:
-                os.close(read_fd)
-        # The request in a memfd of its own (argv[2]); stdin is /dev/null, so nothing the
-        # worker (or a build's #include "/proc/1/fd/0") reads there is the grader's.
-        request_fd = isolation.memfd("torchlab-request", json.dumps(request).encode())
-        argv = [*argv, str(request_fd)]
-        preexec = jail.preexec if jail is not None else None
-        try:
-            with open(log_path, "wb") as log:
-                proc = subprocess.Popen(
-                    argv,
-                    stdin=subprocess.DEVNULL,
-                    stdout=log,
-                    stderr=log,
-                    pass_fds=(*fds, request_fd),
-                    cwd=cwd,
-                    env=env,
-                    start_new_session=True,  # its own process group: a kill takes its children
-                    preexec_fn=lambda: _limit_child(limits, preexec),
-                )
-        finally:
-            os.close(write_fd)
-            os.close(request_fd)
-            if jail is not None:
-                jail.close()
-        try:
-            wanted = {item["id"] for item in items}
-            return _supervise(
-                proc, read_fd, limits, outcomes, log_path, module, run_deadline, wanted, bool(jail)
-            )
-        finally:
-            os.close(read_fd)
-            _kill(proc)
-
-
-def _server(
-    week: Week, secrets: list[Path], env: dict[str, str]
-) -> tuple[Any, Callable[[bool], zygote.Zygote]]:
-    """The pool key of the fork server for these settings, and how to start one."""
-    key = (week.preload, week.warm_up, tuple(str(p) for p in secrets))
-
-    def start(wait: bool) -> zygote.Zygote:
-        def make(fd: int) -> tuple[list[str], list[int], isolation.Jail]:
-            command = [sys.executable, "-m", "autograder.zygote", str(fd)]
-            command += [json.dumps(list(week.preload)), week.warm_up]
-            hide = [str(p) for p in secrets]
-            jail = isolation.build(
-                command, {}, hide, env, (fd,), False, mount_caps=True, as_pid_1=True
-            )
-            return jail.argv, jail.pass_fds, jail
-
-        return zygote.Zygote(make, wait)
-
-    return key, start
-
-
-def _prestart(week: Week, path: Path, hidden: bool, limits: Limits) -> None:
-    """Start the public (and, when grading, the hidden) fork server while this process loads
-    the cases: both import torch, and a one-off check should pay that once, not twice."""
-    if not week.fork_server or isolation_for(limits) != isolation.BUBBLEWRAP:
-        return
-    env = _worker_env(isolation.WORK, str(Path(isolation.autograder_dir()).parent))
-    for side in {False, hidden}:
-        secrets = secret_paths(week, path, side, [Path(p) for p in limits.hide_paths])
-        zygote.POOL.prestart(*_server(week, secrets, env))
-
-
-def _run_forked(
-    server_config: tuple[Week, list[Path], dict[str, str]],
-    request: dict[str, Any],
-    pipe: tuple[int, int, Path],
-    limits: Limits,
-    outcomes: dict[str, dict],
-    run_deadline: float,
-    module: Path,
-    files: dict[str, Path],
-) -> str | None:
-    """``_run_worker`` for a week whose module uses torch: the worker is a child of a fork
-    server that imported torch once (zygote.py), in a sandbox built the same way: the same
-    binds, the same hidden folders, the same environment, the same seccomp filter."""
-    read_fd, write_fd, log_path = pipe
-    key, start = _server(*server_config)
-    try:
-        proc, server = None, None
-        for attempt in range(2):  # a server that died while idle is replaced once
-            server = zygote.POOL.acquire(key, start)
-            try:
-                with open(log_path, "wb") as log:
-                    proc = server.spawn(request, write_fd, log.fileno(), files)
-                break
-            except OSError:
-                server.close()
-                if attempt:
-                    raise
-    except (OSError, RuntimeError) as exc:
-        return f"the grader could not start a worker: {exc}"
-    finally:
-        os.close(write_fd)
-    try:
-        wanted = {item["id"] for item in request["cases"]}
-        return _supervise(proc, read_fd, limits, outcomes, log_path, module, run_deadline, wanted)
-    finally:
-        _kill(proc)
-        zygote.POOL.release(key, server)
-
-
-def _pythonpath() -> str:
-    """The worker must import this autograder, wherever the course copy lives."""
-    extra = os.environ.get("PYTHONPATH")
-    return os.pathsep.join([str(REPO_ROOT)] + ([extra] if extra else []))
-
-
-class _Overflow(Exception):
-    """The worker sent more than the grader reads."""
-
-
-def _supervise(
-    proc: subprocess.Popen | zygote.ZygoteChild,
-    fd: int,
-    limits: Limits,
-    outcomes: dict,
-    log_path: Path,
-    path: Path,
-    run_deadline: float,
-    wanted: set[str],
-    isolated: bool = False,
-) -> str | None:
-    """Read the worker's events; stop it when a case overruns (the alarm may not fire
-    inside C code), when it dies, or when it sends more than the grader reads.
-
-    Everything read is untrusted bytes: a line that is not a well-formed event of the case
-    now running is ignored, and nothing in it can raise out of here."""
-    state: dict[str, Any] = {"current": None, "imported": False}
-    deadline = time.monotonic() + limits.import_seconds + 5.0
-    buffer = b""
-    total = 0
-    while True:
-        current, imported = state["current"], state["imported"]
-        timeout = max(0.0, min(deadline, run_deadline) - time.monotonic())
-        ready, _, _ = select.select([fd], [], [], timeout)
-        if not ready or time.monotonic() >= min(deadline, run_deadline):  # overran: stop it
-            _kill(proc)
-            if time.monotonic() >= run_deadline:  # the whole run's budget, not this module
-                if current is not None:
-                    outcomes[current] = {
-                        "status": "timeout",
-                        "message": f"stopped: the whole check took longer than "
-                        f"{limits.run_seconds:g} s",
-                    }
-                return None
-            if not imported:
-                return f"importing the module took longer than {limits.import_seconds:g} s"
-            outcomes[current] = {
-                "status": "timeout",
-                "message": f"took longer than {limits.case_seconds:g} s and was stopped: "
-                "is there a loop that never ends?",
-            }
-            return None
-        chunk = os.read(fd, 65536)
-        if not chunk:  # the worker exited
-            code = proc.wait()
-            if isolated and code > 128 and code - 128 in signal.valid_signals():
-                code = 128 - code  # bwrap exits with 128 + the signal that ended the worker
-            died = _death(code, log_path, path)
-            if not imported:
-                return f"the worker stopped while importing the module: {died}"
-            if current is not None and current not in outcomes:
-                outcomes[current] = {"status": "crash", "message": f"{died} during this case"}
-            return None
-        total += len(chunk)
-        buffer += chunk
-        *lines, buffer = buffer.split(b"\n")
-        if total > MAX_WORKER_BYTES or len(buffer) > MAX_LINE_BYTES:
-            _kill(proc)  # a flood, not results: stop reading, stop it
-            if current is not None:
-                outcomes[current] = {
-                    "status": "error",
-                    "message": "output too large: the code sent more than "
-                    f"{MAX_WORKER_BYTES // 2**20} MB (or a line over "
-                    f"{MAX_LINE_BYTES // 2**20} MB) to the grader's result pipe; stopped",
-                }
-            return None if imported else "output too large while importing the module"
-        for line in lines:
-            problem = _take(line, state, outcomes, wanted)
-            if problem is not None:
-                return problem
-            if state["current"] != current and state["current"] is not None:
-                deadline = time.monotonic() + limits.case_seconds + 2.0
-            current = state["current"]
-
-
-def _take(line: bytes, state: dict[str, Any], outcomes: dict, wanted: set[str]) -> str | None:
-    """Apply one line from the worker to ``state``; returns a module-level problem."""
-    try:
-        event = json.loads(line)
-    except Exception:  # noqa: BLE001 - ValueError, RecursionError (deep nesting), ...
-        return None  # not the worker's: submitted code wrote to the pipe
-    if not isinstance(event, dict):
-        return None
-    kind, case_id = event.get("event"), event.get("id")
-    if kind == "import_error" and not state["imported"]:
-        violations = event.get("violations")
-        flags = "; ".join(str(v) for v in violations) if isinstance(violations, list) else ""
-        message = safe_text(event.get("message"), 500)
-        return message + (f" (the guard stopped: {safe_text(flags, 300)})" if flags else "")
-    if kind == "imported":
-        state["imported"] = True
-    elif not isinstance(case_id, str):
-        return None  # an id that is not a string is no id of ours
-    elif kind == "start" and case_id in wanted and case_id not in outcomes:
-        state["current"] = case_id
-    elif kind == "result" and case_id == state["current"]:
-        # Only the case now running, once: lines written for other cases are ignored.
-        outcomes[case_id] = _clean(event)
-        state["current"] = None
-    return None
-
-
-def safe_text(value: object, limit: int) -> str:
-    """Text from a worker, safe to keep and write anywhere: a str, at most ``limit``
-    characters, every lone surrogate (which no UTF-8 file can hold) replaced."""
-    text = value if isinstance(value, str) else str(value)
-    return text[-limit:].encode("utf-8", "replace").decode("utf-8")
-
-
-def _clean(event: dict[str, Any]) -> dict[str, Any]:
-    """A result as the parent keeps it: known fields, plain types. A status can only say
-    what went wrong (passing is for the judge to decide, from the observation)."""
-    seconds = event.get("seconds")
-    violations = event.get("violations")
-    out: dict[str, Any] = {
-        "seconds": float(seconds)
-        if isinstance(seconds, int | float) and 0 <= seconds < 1e6
-        else 0.0,
-        "output": safe_text(event.get("output", ""), 2000),
-        "violations": [safe_text(v, 300) for v in violations if isinstance(v, str)]
-        if isinstance(violations, list)
-        else [],
-    }
-    if "observation" in event:
-        out["observation"] = event["observation"]
-    else:
-        status = event.get("status")
-        if status in ("error", "timeout") and event.get("message"):
-            out["status"], out["message"] = status, safe_text(event["message"], 500)
-        else:  # the worker never sends this: the code wrote to the grader's pipe
-            out["status"] = "error"
-            out["message"] = "a forged result line (the code wrote to the grader's result pipe)"
-    return out
-
-
-def _death(code: int, log_path: Path, module: Path) -> str:
-    """Why the worker ended, in words: an exit code, or the signal that killed it, and the
-    line of the learner's file it was on (faulthandler writes the stack to the log)."""
-    if code < 0:
-        name = signal.Signals(-code).name
-        text = {
-            "SIGSEGV": "the process crashed (segmentation fault)",
-            "SIGKILL": "the process was killed (out of memory?)",
-        }.get(name, f"the process was killed by {name}")
-    else:
-        text = f"the process exited with code {code} (sys.exit or os._exit?)"
-    log = log_path.read_text(errors="replace") if log_path.exists() else ""
-    for line in log.splitlines():
-        if f'File "{module}"' in line:  # '  File "/x/strides.py", line 3 in arange'
-            where = line.split(",", 1)[1].strip()
-            return f"{text} at {module.name} {where}"
-    return text
-
-
-def _kill(proc: subprocess.Popen | zygote.ZygoteChild) -> None:
-    if isinstance(proc, zygote.ZygoteChild):
-        proc.kill()
-    elif proc.poll() is None:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait()

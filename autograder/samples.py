@@ -23,9 +23,9 @@ from pathlib import Path
 
 from autograder.authoring import reference_tasks
 from autograder.cases import task_key
+from autograder.labs import REPO_ROOT
 from autograder.release import make_skeleton
-from autograder.runner import REPO_ROOT
-from autograder.weeks import get_week
+from autograder.weeks import WEEKS
 
 HOSTILE_DIR = REPO_ROOT / "samples" / "hostile"
 MARKER = ".torchlab-sample-class"  # tells a folder we built from one a user made
@@ -36,7 +36,7 @@ BUG = ("            size, stride = target, 0\n", "            size = target\n")
 
 
 def _reference() -> tuple[str, str]:
-    week = get_week("week1")
+    week = WEEKS[SAMPLE_WEEKS[0]]
     path = REPO_ROOT / "reference_impl" / f"{week.module}.py"
     if not path.exists():
         raise ValueError(f"{path} is missing: the sample class is built from the reference")
@@ -53,7 +53,8 @@ def _first_line(path: Path) -> str:
 def sample_submissions() -> dict[str, tuple[str, str]]:
     """Student id -> (one-line description, the text of their strides.py)."""
     source, name = _reference()
-    later = {t for t in reference_tasks("week1") if task_key(t) >= task_key(HALFWAY_FROM)}
+    tasks = reference_tasks(WEEKS[SAMPLE_WEEKS[0]])
+    later = {t for t in tasks if task_key(t) >= task_key(HALFWAY_FROM)}
     old, new = BUG
     if source.count(old) != 1:
         raise ValueError(f"{name} changed: the sample bug no longer applies ({old.strip()!r})")

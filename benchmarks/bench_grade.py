@@ -42,7 +42,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 def lab_dir(week: object) -> Path:
     """Where the course keeps a week's skeleton."""
-    return REPO / "labs" / week.folder  # type: ignore[attr-defined]
+    return week.lab_dir(REPO)  # type: ignore[attr-defined]
 
 
 # The mix: the four ordinary students and the hostile ones that finish quickly. Hostiles that

@@ -9,4 +9,5 @@ COPY --chown=learner . .
 RUN pip install --no-cache-dir torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu \
  && pip install --no-cache-dir -e ".[lab]"
 USER learner
-CMD ["jupyter", "lab", "--ip=0.0.0.0", "--no-browser", "labs/"]
+# The course folder itself: labs/ (the Python labs) and cpp_labs/ (the C++ track) side by side.
+CMD ["jupyter", "lab", "--ip=0.0.0.0", "--no-browser", "."]

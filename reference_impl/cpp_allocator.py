@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import importlib.machinery
 import importlib.util
-import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from types import ModuleType
@@ -30,11 +29,9 @@ SIZE_MAX = 2**64 - 1  # max_split_size when unset
 def _load() -> ModuleType:
     """The compiled extension: the library the grader built for this run, else the C++ beside
     this file, built now (or found in the cache)."""
-    path = os.environ.get("TORCHLAB_NATIVE_LIBRARY")
-    if not path:
-        from autograder.native import build_beside
+    from autograder.native import library_path
 
-        path = str(build_beside(Path(__file__), "week4c"))
+    path = library_path(Path(__file__), "week4c")
     import torch  # noqa: F401 - the extension links against libtorch: load it first
 
     loader = importlib.machinery.ExtensionFileLoader("torchlab_cpp_allocator", path)

@@ -9,7 +9,9 @@ import textwrap
 import pytest
 
 from autograder.report import PASS
-from autograder.runner import Limits, run_week
+from autograder.runner import run_week
+from autograder.weeks import WEEKS
+from autograder.workers import Limits
 
 FAST = Limits(case_seconds=1.0, import_seconds=3.0)
 
@@ -28,18 +30,20 @@ def assert_all_fail(report, status: str, words: str):
 
 
 def test_missing_file(tmp_path):
-    report = run_week("week1", str(tmp_path / "nowhere"), limits=FAST)
+    report = run_week(WEEKS["week1"], str(tmp_path / "nowhere"), limits=FAST)
     assert_all_fail(report, "error", "cannot find")
 
 
 def test_syntax_error_names_file_and_line(tmp_path):
-    report = run_week("week1", engine(tmp_path, "x = 1\ndef view(:\n"), limits=FAST)
+    report = run_week(WEEKS["week1"], engine(tmp_path, "x = 1\ndef view(:\n"), limits=FAST)
     assert_all_fail(report, "error", "SyntaxError: invalid syntax (strides.py, line 2)")
     assert report.problems == [report.results[0].message]
 
 
 def test_error_at_import_names_the_line(tmp_path):
-    report = run_week("week1", engine(tmp_path, "import numpy\nraise KeyError('k')\n"), limits=FAST)
+    report = run_week(
+        WEEKS["week1"], engine(tmp_path, "import numpy\nraise KeyError('k')\n"), limits=FAST
+    )
     assert_all_fail(report, "error", "KeyError: 'k' (strides.py, line 2)")
 
 
@@ -48,7 +52,7 @@ def test_a_different_exception_is_a_plain_failure(tmp_path):
     def arange(*args, **kwargs):
         raise TypeError("oops, not this")
     """
-    report = run_week("week1", engine(tmp_path, src), limits=FAST)
+    report = run_week(WEEKS["week1"], engine(tmp_path, src), limits=FAST)
     for r in report.results:
         assert r.status == "fail"
         assert "raised TypeError: oops, not this" in r.message
@@ -64,7 +68,7 @@ def test_wrong_return_type(tmp_path):
     def arange(*args, **kwargs):
         return T()
     """
-    report = run_week("week1", engine(tmp_path, src), ["arange_is_contiguous"], limits=FAST)
+    report = run_week(WEEKS["week1"], engine(tmp_path, src), ["arange_is_contiguous"], limits=FAST)
     [r] = report.results
     assert r.status == "fail"
     assert "torch returns a tensor here, yours returned list [1, 2, 3]" in r.message
@@ -76,7 +80,7 @@ def test_infinite_loop_in_a_case_times_out_and_the_rest_still_run(tmp_path):
         while True:
             pass
     """
-    report = run_week("week1", engine(tmp_path, src), ["1.4"], limits=FAST)
+    report = run_week(WEEKS["week1"], engine(tmp_path, src), ["1.4"], limits=FAST)
     assert len(report.results) >= 3
     assert_all_fail(report, "timeout", "took longer than 1 s")
 
@@ -84,7 +88,7 @@ def test_infinite_loop_in_a_case_times_out_and_the_rest_still_run(tmp_path):
 def test_the_whole_run_has_a_time_budget(tmp_path):
     src = "def arange(*a, **k):\n    while True:\n        pass\n"
     limits = Limits(case_seconds=1.0, import_seconds=3.0, run_seconds=2.5)
-    report = run_week("week1", engine(tmp_path, src), limits=limits)
+    report = run_week(WEEKS["week1"], engine(tmp_path, src), limits=limits)
     statuses = [r.status for r in report.results]
     assert set(statuses) == {"timeout"}
     assert "not run: the whole check took longer than 2.5 s" in report.results[-1].message
@@ -102,13 +106,13 @@ def test_loop_that_ignores_the_alarm_is_killed_from_outside(tmp_path):
             except BaseException:
                 pass
     """
-    report = run_week("week1", engine(tmp_path, src), ["arange_is_contiguous"], limits=FAST)
+    report = run_week(WEEKS["week1"], engine(tmp_path, src), ["arange_is_contiguous"], limits=FAST)
     [r] = report.results
     assert r.status == "timeout" and "loop that never ends" in r.message
 
 
 def test_top_level_loop_is_an_import_timeout(tmp_path):
-    report = run_week("week1", engine(tmp_path, "while True:\n    pass\n"), limits=FAST)
+    report = run_week(WEEKS["week1"], engine(tmp_path, "while True:\n    pass\n"), limits=FAST)
     assert_all_fail(report, "error", "took longer than 3 s: is there a loop at the top level")
 
 
@@ -121,19 +125,19 @@ def test_top_level_loop_is_an_import_timeout(tmp_path):
 )
 def test_process_death_is_a_crash_per_case(tmp_path, body, words):
     src = f"\ndef arange(*args, **kwargs):\n    {body}\n"
-    report = run_week("week1", engine(tmp_path, src), ["view", "1.5"], limits=FAST)
+    report = run_week(WEEKS["week1"], engine(tmp_path, src), ["view", "1.5"], limits=FAST)
     assert_all_fail(report, "crash", words)
 
 
 def test_sys_exit_is_reported(tmp_path):
     src = "import sys\ndef arange(*a, **k):\n    sys.exit(0)\n"
-    report = run_week("week1", engine(tmp_path, src), limits=FAST)
+    report = run_week(WEEKS["week1"], engine(tmp_path, src), limits=FAST)
     assert_all_fail(report, "error", "called sys.exit(0)")
 
 
 def test_memory_is_limited(tmp_path):
     src = "def arange(*a, **k):\n    return bytearray(8 * 1024**3)\n"
-    report = run_week("week1", engine(tmp_path, src), ["arange"], limits=FAST)
+    report = run_week(WEEKS["week1"], engine(tmp_path, src), ["arange"], limits=FAST)
     [r] = report.results
     assert r.status == "fail" and "MemoryError" in r.message
 
@@ -147,7 +151,7 @@ def test_prints_do_not_reach_the_report_as_results(tmp_path):
         sys.stdout.flush()
         raise NotImplementedError("arange (Task 1.1)")
     """
-    report = run_week("week1", engine(tmp_path, src), limits=FAST)
+    report = run_week(WEEKS["week1"], engine(tmp_path, src), limits=FAST)
     assert not any(r.status == PASS for r in report.results)
     assert report.results[0].output.strip() == "all tests passed!"
 
@@ -155,6 +159,6 @@ def test_prints_do_not_reach_the_report_as_results(tmp_path):
 def test_the_notebooks_worked_answers_are_out_of_reach(tmp_path):
     """autograder/notebook/ draws worked answers (the chunk rule): a graded engine can't load it."""
     src = "from autograder.notebook.viz import view_plan\n"
-    report = run_week("week1", engine(tmp_path, src), ["task_1_4"], limits=FAST)
+    report = run_week(WEEKS["week1"], engine(tmp_path, src), ["task_1_4"], limits=FAST)
     assert report.results and all(r.status == "error" for r in report.results)
     assert "strides.py, line 1" in report.problems[0], report.problems

@@ -199,11 +199,12 @@ def _open_and_check(browser, lab, notebook: str, name: str) -> list[list[str]]:
 def test_week1_check_cell_renders_its_table(browser, lab) -> None:
     from autograder.report import task_span
     from autograder.runner import run_week
+    from autograder.weeks import WEEKS
 
     rows = _open_and_check(browser, lab, "week1.ipynb", "week1_check")
     # The page shows the report the runner gives for the same file, case by case: the
     # learner's copy is the skeleton, so each case says which exercise is missing.
-    report = run_week("week1", str(ROOT / "labs" / "week1_strides"), ["1.4"])
+    report = run_week(WEEKS["week1"], str(ROOT / "labs" / "week1_strides"), ["1.4"])
     want = [
         [r.name, task_span(r.tasks), f"{r.earned}/{r.points}", r.status] for r in report.results
     ]

@@ -7,11 +7,12 @@ from __future__ import annotations
 import pytest
 
 from autograder import pinning
+from autograder.weeks import WEEKS
 
 
 @pytest.fixture(scope="module")
 def lib():
-    return pinning.reference_module("week4c")  # reference_impl/cpp_allocator.py, built
+    return pinning.reference_module(WEEKS["week4c"])  # reference_impl/cpp_allocator.py, built
 
 
 def test_out_of_memory_is_torchs_runtime_error(lib) -> None:

@@ -8,8 +8,9 @@ import pytest
 
 from autograder.authoring import reference_tasks
 from autograder.cases import load_week
+from autograder.labs import REPO_ROOT, find_lab
 from autograder.report import PASS, CaseResult, task_span
-from autograder.runner import REPO_ROOT, assign_blame, find_lab, run_week
+from autograder.runner import assign_blame, run_week
 from autograder.weeks import WEEKS, get_week
 
 REFERENCE = REPO_ROOT / "reference_impl" / "strides.py"
@@ -25,8 +26,8 @@ def engine_with(tmp_path: Path, old: str, new: str) -> str:
 @pytest.mark.parametrize("week", list(WEEKS))
 def test_k_selects_every_case_that_checks_the_task(week):
     cases = load_week(week)
-    for task in reference_tasks(week):
-        report = run_week(week, "reference", [task])
+    for task in reference_tasks(WEEKS[week]):
+        report = run_week(WEEKS[week], "reference", [task])
         wanted = sorted(c.name for c in cases if task in c.tasks)
         assert sorted(r.name for r in report.results) == wanted, task
         assert wanted, f"-k {task} selects no case"
@@ -34,8 +35,8 @@ def test_k_selects_every_case_that_checks_the_task(week):
 
 @pytest.mark.parametrize("week", list(WEEKS))
 def test_reference_completes_every_task(week):
-    progress = run_week(week, "reference").task_progress()
-    assert list(progress) == reference_tasks(week)
+    progress = run_week(WEEKS[week], "reference").task_progress()
+    assert list(progress) == reference_tasks(WEEKS[week])
     assert all(passed == total for passed, total in progress.values())
 
 
@@ -46,7 +47,7 @@ def test_a_wrong_earlier_task_is_named_first(tmp_path):
         "strides[d] = strides[d + 1] * max(shape[d + 1], 1)",
         "strides[d] = strides[d + 1] * shape[d + 1]",
     )
-    report = run_week("week1", path)
+    report = run_week(WEEKS["week1"], path)
     failing = [r for r in report.results if r.status != PASS]
     own = [r for r in failing if r.own_task == "1.1"]
     assert own, "Task 1.1's own case catches the slip"
@@ -63,7 +64,7 @@ def test_a_case_whose_earlier_tasks_pass_blames_its_own_task(tmp_path):
         "        if view_numel != tensor_numel:\n            return None\n",
         "",
     )
-    report = run_week("week1", path)
+    report = run_week(WEEKS["week1"], path)
     task_1_4 = next(r for r in report.results if r.name == "task_1_4_compute_stride")
     assert task_1_4.status == "fail" and task_1_4.blame == "1.4"
     assert "earlier tasks' own cases pass" in report.render_text()
@@ -84,7 +85,7 @@ def test_no_blame_without_evidence():
 def test_the_table_shows_every_task_a_case_checks():
     assert task_span(["1.1", "1.2", "1.3", "1.9", "1.10", "1.12"]) == "1.1-1.3,1.9-1.10,1.12"
     assert task_span(["1.4"]) == "1.4"
-    text = run_week("week1", "reference", ["view_chunk_rule"]).render_text()
+    text = run_week(WEEKS["week1"], "reference", ["view_chunk_rule"]).render_text()
     assert "1.1-1.4,1.9" in text
 
 
@@ -101,11 +102,11 @@ def test_check_finds_the_lab_you_are_in(tmp_path, monkeypatch):
     nowhere.mkdir()
     assert find_lab(week, nowhere) == nowhere / "labs" / week.folder / "strides.py"
     monkeypatch.chdir(nowhere)
-    report = run_week("week1", "lab", ["task_1_1"])
+    report = run_week(WEEKS["week1"], "lab", ["task_1_1"])
     assert report.impl == str(nowhere / "labs" / week.folder / "strides.py")
     assert "run from your lab folder or your course folder" in report.problems[0]
     monkeypatch.chdir(lab)
-    report = run_week("week1", "lab", ["task_1_1"])
+    report = run_week(WEEKS["week1"], "lab", ["task_1_1"])
     assert report.impl == str(lab / "strides.py") and Path(report.impl).is_absolute()
     assert report.render_text().startswith(f"week1: Strides and views  (engine: {lab}")
     assert f"engine: <code>{lab / 'strides.py'}</code>" in report.render_html()

@@ -19,6 +19,7 @@ import pytest
 
 from autograder import isolation, weeks, zygote
 from autograder.runner import run_week
+from autograder.weeks import WEEKS
 
 pytestmark = pytest.mark.skipif(
     isolation.bubblewrap_problem() is not None, reason=str(isolation.bubblewrap_problem())
@@ -43,7 +44,7 @@ def _grade(tmp_path, name: str, body: str) -> str:
     code = "import json, os, ctypes\n\ndef make_linear(q):\n" + textwrap.indent(body, "    ")
     code += "\n    raise RuntimeError('probe done')\n"
     (folder / "real_dispatch.py").write_text(code)
-    report = run_week("week2b", str(folder / "real_dispatch.py"), [CASE])
+    report = run_week(WEEKS["week2b"], str(folder / "real_dispatch.py"), [CASE])
     assert report.isolation.startswith(isolation.BUBBLEWRAP)
     (result,) = [r for r in report.results if r.name == CASE]
     assert "probe done" in result.message, result.message
@@ -114,18 +115,18 @@ def test_a_run_that_kills_the_server_fails_alone(tmp_path):
     (folder / "real_dispatch.py").write_text(
         "import os, signal\n\ndef make_linear(q):\n    os.kill(os.getppid(), signal.SIGKILL)\n"
     )
-    report = run_week("week2b", str(folder / "real_dispatch.py"), [CASE])
+    report = run_week(WEEKS["week2b"], str(folder / "real_dispatch.py"), [CASE])
     (result,) = report.results
     assert result.status in ("crash", "error", "fail"), result
-    after = run_week("week2b", "reference", [CASE])
+    after = run_week(WEEKS["week2b"], "reference", [CASE])
     assert [r.status for r in after.results] == ["pass"]
 
 
 def test_the_pool_reuses_a_server_across_runs():
-    run_week("week2b", "reference", [CASE])
+    run_week(WEEKS["week2b"], "reference", [CASE])
     servers = [z for zs in zygote.POOL.idle.values() for z in zs]
     assert servers and all(z.alive for z in servers)
     before = {id(z) for z in servers}
-    run_week("week2b", "reference", [CASE])
+    run_week(WEEKS["week2b"], "reference", [CASE])
     after = {id(z) for zs in zygote.POOL.idle.values() for z in zs}
     assert before & after, "the second run should have used an idle server"

@@ -15,8 +15,8 @@ import pytest
 from autograder import grading
 from autograder.cases import load_week
 from autograder.release import week_sources
-from autograder.runner import Limits
 from autograder.weeks import WEEKS
+from autograder.workers import Limits
 
 REPO = Path(__file__).resolve().parent.parent
 FAST = Limits(case_seconds=2.0, run_seconds=30.0)
@@ -49,7 +49,7 @@ def small_class(tmp_path_factory):
 @pytest.mark.parametrize("week", list(WEEKS))
 def test_class_outputs(small_class, tmp_path, week):
     out = tmp_path / "out"
-    reports = grading.grade_class(small_class, out, [week], jobs=2, limits=FAST)
+    reports = grading.grade_class(small_class, out, [WEEKS[week]], jobs=2, limits=FAST)
     assert {s: r["score"] for (s, _), r in reports.items()} == {
         "ann": max_points(week),
         "ben": 0,
@@ -74,18 +74,22 @@ def test_class_outputs(small_class, tmp_path, week):
 
 def test_rerun_keeps_what_was_graded(small_class, tmp_path):
     out = tmp_path / "out"
-    grading.grade_class(small_class, out, ["week1"], limits=FAST)
+    grading.grade_class(small_class, out, [WEEKS["week1"]], limits=FAST)
     before = {p: p.stat().st_mtime_ns for p in out.glob("students/*/week1.json")}
     seen = []
     grading.grade_class(
-        small_class, out, ["week1"], limits=FAST, progress=lambda s, w, r, fresh: seen.append(fresh)
+        small_class,
+        out,
+        [WEEKS["week1"]],
+        limits=FAST,
+        progress=lambda s, w, r, fresh: seen.append(fresh),
     )
     assert seen == [False, False, False]
     assert before == {p: p.stat().st_mtime_ns for p in out.glob("students/*/week1.json")}
     # a changed submission is graded again
     (small_class / "cat" / "strides.py").write_text("raise SystemExit('broken')\n")
     try:
-        reports = grading.grade_class(small_class, out, ["week1"], limits=FAST)
+        reports = grading.grade_class(small_class, out, [WEEKS["week1"]], limits=FAST)
         assert reports[("cat", "week1")]["score"] == 0
     finally:
         (small_class / "cat" / "strides.py").write_text(
@@ -119,11 +123,13 @@ def test_interrupted_run_resumes(tmp_path):
 
 def test_shards_merge_to_the_same_gradebook(small_class, tmp_path):
     whole = tmp_path / "whole"
-    grading.grade_class(small_class, whole, ["week1"], limits=FAST)
+    grading.grade_class(small_class, whole, [WEEKS["week1"]], limits=FAST)
     parts = []
     for i in (1, 2):
         part = tmp_path / f"shard{i}"
-        grading.grade_class(small_class, part, ["week1"], shard=grading.Shard(i, 2), limits=FAST)
+        grading.grade_class(
+            small_class, part, [WEEKS["week1"]], shard=grading.Shard(i, 2), limits=FAST
+        )
         parts.append(part)
     assert {p.name for p in (parts[0] / "students").iterdir()} == {"ann", "cat"}
     assert {p.name for p in (parts[1] / "students").iterdir()} == {"ben"}

@@ -18,7 +18,10 @@ import pytest
 
 from autograder import grading, isolation
 from autograder.cases import load_week
-from autograder.runner import REPO_ROOT, Limits, run_week
+from autograder.labs import REPO_ROOT
+from autograder.runner import run_week
+from autograder.weeks import WEEKS
+from autograder.workers import Limits
 
 HIDDEN_FILE = REPO_ROOT / "autograder" / "hidden" / "week1.py"
 pytestmark = pytest.mark.skipif(not HIDDEN_FILE.exists(), reason="a student copy: no hidden cases")
@@ -80,7 +83,7 @@ def test_no_failure_of_the_hidden_worker_names_a_hidden_case(tmp_path: Path, mod
     reference = reference.replace("from __future__ import annotations\n", "", 1)
     engine.write_text("from __future__ import annotations\n" + TRAP.format(mode=mode) + reference)
     engine.write_text(engine.read_text() + CASE_TRAP)
-    report = run_week("week1", str(engine), include_hidden=True, limits=LIMITS)
+    report = run_week(WEEKS["week1"], str(engine), include_hidden=True, limits=LIMITS)
     if isolation.bubblewrap_problem() is None:
         public = [r for r in report.results if not r.hidden]
         assert all(r.status == "pass" for r in public), "the trap fires only in the hidden worker"

@@ -34,8 +34,9 @@ from autograder.cases import load_week, run_case
 from autograder.judge import judge
 from autograder.oracle import expected_observations
 from autograder.report import PASS
-from autograder.runner import Limits
 from autograder.samples import sample_submissions
+from autograder.weeks import WEEKS
+from autograder.workers import Limits
 
 REPO = Path(__file__).resolve().parent.parent
 HOSTILE = REPO / "samples" / "hostile"
@@ -209,7 +210,7 @@ def grade(root: Path, hostiles: list[str], earlier: bool = False) -> Graded:
         first = root / "earlier"
         (first / EARLIER).mkdir(parents=True)
         (first / EARLIER / "strides.py").write_text(sample_submissions()["bo_skeleton"][1])
-        grading.grade_class(first, out, ["week1"], limits=LIMITS, unsafe_no_sandbox=UNSAFE)
+        grading.grade_class(first, out, [WEEKS["week1"]], limits=LIMITS, unsafe_no_sandbox=UNSAFE)
     earlier_before = snapshot(out / "students" / EARLIER) if earlier else {}
     class_before = snapshot(subs)
     root_before = sorted(p.name for p in root.iterdir())
@@ -221,7 +222,13 @@ def grade(root: Path, hostiles: list[str], earlier: bool = False) -> Graded:
 
     started = time.perf_counter()
     reports = grading.grade_class(
-        subs, out, ["week1"], jobs=2, limits=LIMITS, progress=progress, unsafe_no_sandbox=UNSAFE
+        subs,
+        out,
+        [WEEKS["week1"]],
+        jobs=2,
+        limits=LIMITS,
+        progress=progress,
+        unsafe_no_sandbox=UNSAFE,
     )
     seconds = time.perf_counter() - started
     class_after = snapshot(subs)
@@ -395,7 +402,7 @@ def test_wraps_torch_would_earn_full_marks_if_torch_were_allowed():
     engine = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(engine)
     cases = load_week("week1", include_hidden=True)
-    expected = expected_observations("week1", cases)
+    expected = expected_observations(WEEKS["week1"], cases)
     earned = 0
     for c in cases:
         with warnings.catch_warnings():

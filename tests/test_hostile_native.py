@@ -19,7 +19,9 @@ import pytest
 
 from autograder import grading, isolation, native, zygote
 from autograder.report import PASS
-from autograder.runner import Limits, run_week
+from autograder.runner import run_week
+from autograder.weeks import WEEKS
+from autograder.workers import Limits
 
 REPO = Path(__file__).resolve().parent.parent
 REFERENCE = REPO / "reference_impl"
@@ -155,7 +157,7 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]
     os.close(read)
     try:
         reports = grading.grade_class(
-            submissions, out, ["week5"], limits=LIMITS, unsafe_no_sandbox=UNSAFE
+            submissions, out, [WEEKS["week5"]], limits=LIMITS, unsafe_no_sandbox=UNSAFE
         )
     finally:
         os.dup2(saved_stdin, 0)
@@ -254,7 +256,9 @@ def test_a_root_grader_that_stays_root_outside_still_keeps_proc_sys(graded, tmp_
     monkeypatch.setattr(isolation, "root_mode", lambda: "root")
     zygote.POOL.close()  # no server started as uid 65534: this one must stay root outside
     try:
-        report = run_week("week5", str(folder / "privateuse1.py"), ["task_5_4_empty"], LIMITS)
+        report = run_week(
+            WEEKS["week5"], str(folder / "privateuse1.py"), ["task_5_4_empty"], LIMITS
+        )
     finally:
         zygote.POOL.close()
     assert "workers stay root outside" in report.isolation, report.isolation

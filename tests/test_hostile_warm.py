@@ -28,7 +28,9 @@ from pathlib import Path
 import pytest
 
 from autograder import isolation, weeks, zygote
-from autograder.runner import Limits, run_week
+from autograder.runner import run_week
+from autograder.weeks import WEEKS
+from autograder.workers import Limits
 
 pytestmark = pytest.mark.skipif(
     isolation.bubblewrap_problem() is not None, reason=str(isolation.bubblewrap_problem())
@@ -223,7 +225,7 @@ def _probe(tmp_path: Path, name: str, body: str) -> dict:
     code += textwrap.indent(PRELUDE + body + "\nprint(json.dumps(found))\n", "        ")
     code += "    raise RuntimeError('probe done')\n"
     (folder / "real_dispatch.py").write_text(code)
-    report = run_week("week2b", str(folder / "real_dispatch.py"), [CASE])
+    report = run_week(WEEKS["week2b"], str(folder / "real_dispatch.py"), [CASE])
     assert report.isolation.startswith(isolation.BUBBLEWRAP)
     (result,) = [r for r in report.results if r.name == CASE]
     if "probe done" not in result.message:
@@ -239,7 +241,7 @@ def _honest(tmp_path: Path, name: str = "honest") -> list[tuple[str, str, str]]:
     folder = tmp_path / name
     folder.mkdir()
     shutil.copy(REFERENCE / "real_dispatch.py", folder)
-    report = run_week("week2b", str(folder / "real_dispatch.py"), [CASE])
+    report = run_week(WEEKS["week2b"], str(folder / "real_dispatch.py"), [CASE])
     return [(r.name, r.status, r.message) for r in report.results] + [
         ("problems", str(report.problems), "")
     ]
@@ -359,7 +361,7 @@ def _attack_then_honest(tmp_path: Path, attack: str) -> list[str]:
     code = "import ctypes, os\n\ndef make_linear(q):\n"
     code += textwrap.indent(PRELUDE + attack, "    ") + "    raise RuntimeError('attacked')\n"
     (folder / "real_dispatch.py").write_text(code)
-    report = run_week("week2b", str(folder / "real_dispatch.py"), [CASE])
+    report = run_week(WEEKS["week2b"], str(folder / "real_dispatch.py"), [CASE])
     assert _honest(tmp_path) == FULL_MARKS
     return [r.status for r in report.results]
 
@@ -564,7 +566,7 @@ def test_a_static_initializer_reaches_no_later_student(tmp_path, host):
         shutil.copy(REFERENCE / "privateuse1.py", folder)
         (folder / "labdev.cpp").write_text(text)
         reports[student] = run_week(
-            "week5", str(folder / "privateuse1.py"), WEEK5_CASES, False, limits
+            WEEKS["week5"], str(folder / "privateuse1.py"), WEEK5_CASES, False, limits
         )
     attacker, honest = reports["attacker"], reports["honest"]
     assert not any("did not build" in p for p in attacker.problems), attacker.problems

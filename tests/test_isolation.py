@@ -17,9 +17,11 @@ from pathlib import Path
 import pytest
 
 from autograder import isolation
+from autograder.labs import REPO_ROOT
 from autograder.oracle import cache_dir
-from autograder.runner import REPO_ROOT, Limits, run_week, secret_paths
-from autograder.weeks import get_week
+from autograder.runner import run_week
+from autograder.weeks import WEEKS, get_week
+from autograder.workers import Limits, secret_paths
 
 pytestmark = pytest.mark.skipif(
     isolation.bubblewrap_problem() is not None, reason=str(isolation.bubblewrap_problem())
@@ -157,22 +159,22 @@ def test_a_fork_bomb_through_ctypes_is_refused_by_the_kernel(tmp_path):
     )
     week = get_week("week1")
     native = week.__class__(**{**week.__dict__, "native": True})  # the guard allows ctypes
-    from autograder import runner
+    from autograder import workers
 
     limits = Limits(case_seconds=2.0, run_seconds=10.0)
     items = [{"id": "week1::transpose_then_view", "examples": None}]
-    outcomes = runner.run_engine(native, engine, items, limits, [])
+    outcomes = workers.run_engine(native, engine, items, limits, [])
     seen = json.dumps(outcomes["week1::transpose_then_view"].get("observation"))
     assert "fork gave -1 errno 1" in seen, outcomes
 
 
 def test_a_check_says_which_isolation_it_ran_under():
-    report = run_week("week1", "reference", ["transpose_then_view"])
+    report = run_week(WEEKS["week1"], "reference", ["transpose_then_view"])
     assert report.isolation == isolation.describe(isolation.BUBBLEWRAP)
     assert report.isolation.startswith(isolation.BUBBLEWRAP)
     if isolation.root_mode():  # a root grader says what stands between the worker and root
         assert "the grader runs as root" in report.isolation
     guarded = run_week(
-        "week1", "reference", ["transpose_then_view"], limits=Limits(isolation="none")
+        WEEKS["week1"], "reference", ["transpose_then_view"], limits=Limits(isolation="none")
     )
     assert guarded.isolation == isolation.GUARD_ONLY

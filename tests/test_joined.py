@@ -112,7 +112,7 @@ def _child(mode: str) -> dict[str, Any]:
 
     privateuse1.setup()
     if mode == "skeleton":
-        cpp = joined.load_lab_module(REPO / "labs" / "week4c_cpp_allocator", "cpp_allocator")
+        cpp = joined.load_lab_module(REPO / "cpp_labs" / "week4c_cpp_allocator", "cpp_allocator")
         privateuse1.use_caching_allocator(cpp.CachingAllocator(cpp.Device(1 << 30, 512, True)))
         try:
             torch.empty(10, device="labdev")

@@ -42,7 +42,9 @@ ROOT = Path(__file__).resolve().parent.parent
 # Every chapter and every lab notebook is checked, registered week or not; the task lists are
 # checked for each registered week (its chapter is curriculum/<folder>.md).
 CHAPTERS = sorted((ROOT / "curriculum").glob("week*_*.md"))
-NOTEBOOKS = sorted((ROOT / "labs").glob("week*_*/week*.ipynb"))
+NOTEBOOKS = sorted(
+    p for track in ("labs", "cpp_labs") for p in (ROOT / track).glob("week*_*/week*.ipynb")
+)
 WEEK1_NOTEBOOK = ROOT / "labs" / "week1_strides" / "week1.ipynb"
 
 
@@ -51,7 +53,7 @@ def chapter_of(week: str) -> Path:
 
 
 def skeleton_of(week: str) -> Path:
-    return ROOT / "labs" / WEEKS[week].folder / f"{WEEKS[week].module}.py"
+    return WEEKS[week].lab_dir(ROOT) / f"{WEEKS[week].module}.py"
 
 
 FENCE = re.compile(r"^```(\w*)\s*$")
@@ -177,7 +179,7 @@ QUOTING = [c for c in CHAPTERS if any(e.where.startswith(f"{c.name}:") for e in 
 def test_every_week_has_a_chapter_and_a_notebook():
     for name, week in WEEKS.items():
         assert chapter_of(name) in CHAPTERS, f"{name}: no chapter {chapter_of(name)}"
-        assert ROOT / "labs" / week.folder / f"{name}.ipynb" in NOTEBOOKS, f"{name}: no notebook"
+        assert week.lab_dir(ROOT) / f"{name}.ipynb" in NOTEBOOKS, f"{name}: no notebook"
 
 
 @pytest.mark.parametrize("chapter", QUOTING, ids=lambda p: p.name)
@@ -388,7 +390,7 @@ def skeleton_tasks(week: str) -> dict[str, list[str]]:
                 assert name == node.name, f"{node.name} raises for {m.group(1)}"
                 tasks.setdefault(m.group(2), []).append(name)
     for source in WEEKS[week].native_sources:  # C++: not_implemented("Class::name (Task 5.2)")
-        text = (ROOT / "labs" / WEEKS[week].folder / source).read_text()
+        text = (WEEKS[week].lab_dir(ROOT) / source).read_text()
         for qualified, task in re.findall(
             r'not_implemented\("([\w:]+) \(Task (\d+\.\d+)\)"\)', text
         ):

@@ -26,24 +26,24 @@ from autograder.mutation import (
     score,
     weeks_with_mutants,
 )
-from autograder.weeks import get_week
+from autograder.weeks import WEEKS, get_week
 
-WEEKS = weeks_with_mutants()
+MUTATED = weeks_with_mutants()
 MIN_MUTANTS = {"week1": 40}  # per week; any other week needs at least 2 per task
 MIN_PER_TASK = 2
 MIN_SCORE = 0.95
 
 
 def test_week1_has_mutants():
-    assert "week1" in WEEKS
+    assert "week1" in MUTATED
 
 
-@pytest.mark.parametrize("week", WEEKS)
+@pytest.mark.parametrize("week", MUTATED)
 def test_mutants_cover_every_task_and_match_the_reference(week):
-    mutants, accepted = load_mutants(week)
-    sources = reference_sources(week)
+    mutants, accepted = load_mutants(WEEKS[week])
+    sources = reference_sources(WEEKS[week])
     module = f"{get_week(week).module}.py"
-    tasks = reference_tasks(week)
+    tasks = reference_tasks(WEEKS[week])
     per_task = Counter(m.task for m in mutants)
 
     assert all(m.week == week for m in mutants), [m.name for m in mutants if m.week != week]
@@ -62,10 +62,10 @@ def test_mutants_cover_every_task_and_match_the_reference(week):
     assert not orphans, f"ACCEPTED_SURVIVORS names no mutant: {orphans}"
 
 
-@pytest.mark.parametrize("week", WEEKS)
+@pytest.mark.parametrize("week", MUTATED)
 def test_mutation_score(week):
-    mutants, accepted = load_mutants(week)
-    results = mutation_score(week, mutants, jobs=2)
+    mutants, accepted = load_mutants(WEEKS[week])
+    results = mutation_score(WEEKS[week], mutants, jobs=2)
     print(f"\n{week}\n{format_table(results, accepted)}")
 
     broken = [f"{r.mutant.name}: {r.problems[0]}" for r in results if r.problems]
@@ -110,7 +110,7 @@ def test_apply_refuses_a_missing_or_repeated_old_text(source, complaint):
 
 
 def test_a_mutant_that_does_not_import_is_not_caught():
-    source = reference_source("week1")
+    source = reference_source(WEEKS["week1"])
     first_line = source.splitlines()[0]
-    result = run_mutant("week1", _mutant(first_line, "this is not python"), source)
+    result = run_mutant(WEEKS["week1"], _mutant(first_line, "this is not python"), source)
     assert not result.caught and result.problems

@@ -17,7 +17,7 @@ from autograder.notebook import side_by_side
 from autograder.notebook.viz import show_view_steps, view_plan
 from autograder.weeks import WEEKS, get_week
 
-LABS = Path(__file__).resolve().parent.parent / "labs"
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def execute(impl: str, notebook: Path) -> nbformat.NotebookNode:
@@ -40,7 +40,7 @@ _RUNS: dict[tuple[str, str], nbformat.NotebookNode] = {}
 
 
 def notebook_of(week: str) -> Path:
-    return LABS / get_week(week).folder / f"{week}.ipynb"
+    return get_week(week).lab_dir(ROOT) / f"{week}.ipynb"
 
 
 def run(week: str, impl: str) -> nbformat.NotebookNode:
@@ -80,7 +80,7 @@ def test_notebook_runs_top_to_bottom(week, impl):
     """Every task has a check cell; on the skeleton nothing passes, on the reference all does."""
     nb = run(week, impl)
     sources = " ".join(c.source for c in nb.cells if c.cell_type == "code")
-    for task in reference_tasks(week):
+    for task in reference_tasks(WEEKS[week]):
         assert f'"{task}"' in sources, f"no check cell for Task {task}"
     checks = check_outputs(nb)
     assert len(checks) >= 2
@@ -97,7 +97,7 @@ def test_notebook_runs_top_to_bottom(week, impl):
 @pytest.mark.parametrize("week", list(WEEKS))
 def test_progress_list_shows_every_task(week, impl):
     nb = run(week, impl)
-    tasks = reference_tasks(week)
+    tasks = reference_tasks(WEEKS[week])
     first = next(c for c in nb.cells if c.cell_type == "code" and "progress(" in c.source)
     assert nb.cells.index(first) < 5, "the progress list belongs at the top"
     lists = outputs_with(nb, "torchlab-progress")

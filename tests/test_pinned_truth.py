@@ -15,7 +15,7 @@ PINNED = [name for name, w in WEEKS.items() if w.truth == "pinned"]
 
 @pytest.mark.parametrize("week", PINNED)
 def test_the_pinned_answers_are_current(week):
-    fresh = pinning.compute(week)["cases"]  # raises if a PIN_CHECK fails
+    fresh = pinning.compute(WEEKS[week])["cases"]  # raises if a PIN_CHECK fails
     pinned = pinning.load(week)
     stale = sorted(k for k in fresh.keys() | pinned.keys() if fresh.get(k) != pinned.get(k))
     assert not stale, f"re-pin with `python -m autograder.pinning {week}`; differs: {stale}"
@@ -24,10 +24,10 @@ def test_the_pinned_answers_are_current(week):
 @pytest.mark.parametrize("week", PINNED)
 def test_a_pin_check_refuses_a_wrong_figure(week, monkeypatch):
     """The checks are not a formality: a reference whose ported figure is off is refused."""
-    real = pinning.reference_module(week)
+    real = pinning.reference_module(WEEKS[week])
     monkeypatch.setattr(pinning, "reference_module", lambda w: _off_by_512(real))
     with pytest.raises(RuntimeError, match="disagrees with torch's own figures"):
-        pinning.compute(week)
+        pinning.compute(WEEKS[week])
 
 
 def _off_by_512(module):
@@ -56,7 +56,7 @@ def test_week4_snapshots_are_read_by_torchs_own_tool():
     allocator's own statistics."""
     from torch.cuda import _memory_viz
 
-    ref = pinning.reference_module("week4")
+    ref = pinning.reference_module(WEEKS["week4"])
     alloc = ref.CachingAllocator(ref.Device(80 << 30), ref.AllocatorConfig.parse(""))
     blocks = [alloc.malloc(n) for n in (1000, 3 << 20, 300_000, 25 << 20)]
     alloc.free(blocks[1])
@@ -77,7 +77,7 @@ def test_week4_compares_with_recordings_from_a_gpu():
     first as the reference itself would give it, then with one figure changed."""
     from autograder.weeks.week4 import checks
 
-    ref = pinning.reference_module("week4")
+    ref = pinning.reference_module(WEEKS["week4"])
     name = "TestCuda.test_memory_stats"
     scenario = next(
         t for t in json.loads(checks.TRUTH.read_text())["scenarios"] if t["test"] == name

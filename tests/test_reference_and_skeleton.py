@@ -28,7 +28,7 @@ MIN_CASES = {
 
 @pytest.mark.parametrize("week", list(WEEKS))
 def test_reference_passes_every_case_including_hidden(week):
-    report = run_week(week, "reference", include_hidden=True)
+    report = run_week(WEEKS[week], "reference", include_hidden=True)
     failures = [f"{r.name}: {r.status}: {r.message}" for r in report.results if r.status != PASS]
     assert not failures, "\n".join(failures)
     assert report.score == report.max_score > 0
@@ -44,7 +44,7 @@ def test_week_has_enough_cases_with_tasks(week):
 
 @pytest.mark.parametrize("week", list(WEEKS))
 def test_skeleton_fails_every_case_with_a_named_exercise(week):
-    report = run_week(week, "lab", include_hidden=True)
+    report = run_week(WEEKS[week], "lab", include_hidden=True)
     assert report.score == 0 and not report.problems
     for r in report.results:
         assert r.status == "not implemented", (r.name, r.status, r.message)

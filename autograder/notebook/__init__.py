@@ -25,7 +25,9 @@ from autograder.notebook.viz import (
     show_storage,
 )
 from autograder.report import Report
-from autograder.runner import Limits, run_week
+from autograder.runner import run_week
+from autograder.weeks import get_week
+from autograder.workers import Limits
 
 
 def check(
@@ -34,15 +36,15 @@ def check(
     """Check ``week`` (optionally only cases matching ``select``: names or tasks like "1.4")."""
     impl = impl or os.environ.get("TORCHLAB_IMPL", "lab")
     try:
-        return run_week(week, impl, list(select) or None, limits=Limits(case_seconds=timeout))
+        limits = Limits(case_seconds=timeout)
+        return run_week(get_week(week), impl, list(select) or None, limits=limits)
     except Exception as exc:  # noqa: BLE001 - a notebook cell must never stop on a check
         return Report(f"{week}", impl, problems=[f"the check could not run: {exc}"])
 
 
 def mine(week: str = "week1", impl: str | None = None) -> Any:
     """Your engine module, imported fresh from its file (so edits show up at once)."""
-    from autograder.runner import resolve_impl
-    from autograder.weeks import get_week
+    from autograder.labs import resolve_impl
     from autograder.worker import load_engine
 
     w = get_week(week)

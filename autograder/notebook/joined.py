@@ -67,7 +67,7 @@ def other_week(week: str) -> ModuleType:
     """``week``'s module where ``mine`` finds it: ``TORCHLAB_IMPL`` names where to look (the
     lab folders unless it says otherwise); a path there names one week's file, so another
     week is looked for in its lab folder."""
-    from autograder.runner import resolve_impl
+    from autograder.labs import resolve_impl
     from autograder.weeks import get_week
 
     impl = os.environ.get("TORCHLAB_IMPL", "lab")

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass(frozen=True)
 class Week:
     name: str  # "week1": the name cases and the CLI use
-    folder: str  # the lab folder under labs/
+    folder: str  # the lab folder, under labs/ or cpp_labs/ (see ``track``)
     module: str  # the file the learner edits, without .py
     title: str
     forbid_modules: tuple[str, ...] = ("torch", "functorch", "torchgen")  # engines do the work
@@ -33,6 +34,16 @@ class Week:
     # takes them from the course's own copy, never from a submission, so what a case observes
     # through them (a native week's Python wrapper) is the course's code.
     given: tuple[str, ...] = ()
+
+    @property
+    def track(self) -> str:
+        """The top-level folder the lab lives in: ``cpp_labs`` for the C++ track (a week whose
+        learner edits C++), ``labs`` for the Python labs."""
+        return "cpp_labs" if self.native_sources else "labs"
+
+    def lab_dir(self, root: Path) -> Path:
+        """The lab's folder in the course copy at ``root``: ``root/<track>/<folder>``."""
+        return root / self.track / self.folder
 
     @property
     def fork_server(self) -> bool:

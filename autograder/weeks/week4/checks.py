@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from autograder.weeks import WEEKS
 from autograder.weeks.week4.common import DATA, W, ported_mismatches
 
 TRUTH = Path(__file__).resolve().parents[2] / "truth" / "week4_data" / "ported_tests.json"
@@ -79,7 +80,7 @@ def header_constants() -> dict[str, int]:
 def _constants(out: dict[str, Any]) -> list[str]:
     from autograder import pinning
 
-    ref = pinning.reference_module(W)
+    ref = pinning.reference_module(WEEKS[W])
     return [
         f"{name}: torch's header says {value}, the reference {getattr(ref, name, None)}"
         for name, value in header_constants().items()
@@ -146,7 +147,7 @@ def _cuda(out: dict[str, Any]) -> list[str]:
     files = sorted((TRUTH.parent / "cuda").glob("*.json"))
     if not files:
         return []
-    ref = pinning.reference_module(W)
+    ref = pinning.reference_module(WEEKS[W])
     return [p for f in files for p in compare_recording(ref, json.loads(f.read_text()))]
 
 

@@ -1,8 +1,8 @@
-"""`pytest labs/week4c_cpp_allocator`: one test per week-4c case, each compared with week 4's
+"""`pytest cpp_labs/week4c_cpp_allocator`: one test per week-4c case, each compared with week 4's
 pinned answers (the figures of PyTorch's own allocator tests and the rules of
 CUDACachingAllocator.cpp).
 
-Edit cpp_allocator.cpp in this folder, then run `pytest labs/week4c_cpp_allocator` from the
+Edit cpp_allocator.cpp in this folder, then run `pytest cpp_labs/week4c_cpp_allocator` from the
 course folder (add `-k oom` for the cases whose name contains "oom"), or `torchlab check
 week4c` for the table with each case's tasks (`torchlab check week4c -k 4.7` for the cases of
 Task 4.7). The C++ is built once per change of cpp_allocator.cpp and kept.

@@ -1,6 +1,6 @@
-"""`pytest labs/week2c_cpp_ops`: one test per week-2c case, each compared with torch.
+"""`pytest cpp_labs/week2c_cpp_ops`: one test per week-2c case, each compared with torch.
 
-Edit cpp_ops.cpp in this folder, then run `pytest labs/week2c_cpp_ops` from the course folder
+Edit cpp_ops.cpp in this folder, then run `pytest cpp_labs/week2c_cpp_ops` from the course folder
 (add `-k fallback` for the cases whose name contains "fallback"), or `torchlab check week2c`
 for the table with each case's tasks (`torchlab check week2c -k 2.10` for the cases of Task
 2.10). The C++ is built once per change of cpp_ops.cpp and kept.
