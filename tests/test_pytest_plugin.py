@@ -1,4 +1,5 @@
-"""`pytest labs/week1_strides`: one pytest test per case, the judge's words in pytest's report."""
+"""`pytest labs/week1_strides` and `pytest cpp_labs/week2c_cpp_ops`: one pytest test per case,
+the judge's words in pytest's report."""
 
 import subprocess
 import sys
@@ -6,9 +7,9 @@ import sys
 from autograder.cases import load_week
 
 
-def pytest_lab(*args):
+def pytest_lab(*args, lab="labs/week1_strides"):
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "labs/week1_strides", "-p", "no:cacheprovider", *args],
+        [sys.executable, "-m", "pytest", lab, "-p", "no:cacheprovider", *args],
         capture_output=True,
         text=True,
     )
@@ -25,3 +26,12 @@ def test_skeleton_fails_each_case_with_the_exercise_name():
     assert run.returncode == 1
     assert "not implemented yet:" in run.stdout and "(Task 1." in run.stdout
     assert "1 failed" in run.stdout
+
+
+def test_a_cpp_lab_runs_from_cpp_labs():
+    """The C++ track's lab folder, run as a learner runs it from the course folder: the
+    skeleton's C++ builds, and each case names the C++ exercise it is waiting for."""
+    first = load_week("week2c")[0].name
+    run = pytest_lab("-k", first, lab="cpp_labs/week2c_cpp_ops")
+    assert run.returncode == 1, run.stdout[-2000:]
+    assert "1 failed" in run.stdout and "(Task 2.9)" in run.stdout, run.stdout[-2000:]
