@@ -5,7 +5,8 @@ computed once, in the instructor's copy, by running each case against the refere
 in ``autograder/truth/<week>_pinned.json``. Pinning is guarded: a week's ``PIN_CHECKS``
 (in its case package) compare the reference's observations with figures that come from torch
 itself (the assertions of PyTorch's own allocator tests, the constants of its installed
-headers), and nothing is pinned while one disagrees. ``tests/test_pinned_truth.py`` re-pins
+headers, recordings from a real GPU), and nothing is pinned while one disagrees; what a check
+leaves out, and why, is printed (``PIN_SKIPPED``). ``tests/test_pinned_truth.py`` re-pins
 in memory and fails when the file is stale.
 
     python -m autograder.pinning week4
@@ -84,6 +85,9 @@ def main(argv: list[str]) -> int:
     data = compute(w)
     pinned_path(week).write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
     print(f"pinned {len(data['cases'])} cases of {week} in {pinned_path(week)}")
+    left_out = getattr(importlib.import_module(f"autograder.weeks.{week}"), "PIN_SKIPPED", list)
+    for line in left_out():
+        print(f"  not compared: {line}")
     return 0
 
 

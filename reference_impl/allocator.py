@@ -94,22 +94,32 @@ class OutOfMemoryError(RuntimeError):
 class Device:
     """A simulated chip: ``capacity`` bytes of memory and a driver (cudaMalloc / cudaFree).
 
-    Addresses come from a bump pointer over a 2**47-byte virtual space, so two live ranges never
-    overlap and an address is never handed out twice (real drivers reuse addresses; nothing in
-    the allocator's policy depends on that). ``alignment`` is the chip's allocation granule:
-    every address the driver returns is a multiple of it.
+    Where a segment lands is the driver's choice, and it matters: best fit breaks a tie between
+    two equally good free blocks by address (``size_key``), so the same program can place its
+    blocks, and fragment, differently on two drivers. By default addresses come from a bump
+    pointer going up over a 2**47-byte virtual space: two live ranges never overlap, an address
+    is never handed out twice, and later segments sit higher. A real driver does neither: on an
+    H100 (``autograder/truth/week4_data/cuda/``) later segments mostly got LOWER addresses, and
+    freed ranges were handed out again. That order follows the driver's virtual-memory
+    bookkeeping, not a rule this course can state, so it is not imitated; instead
+    ``addresses`` replays a recording: the first segments go at the given addresses, in
+    order (the ``segment_alloc`` events of ``torch.cuda.memory._record_memory_history``), and
+    the bump pointer takes over above them when the list runs out. ``alignment`` is the chip's
+    allocation granule: every address the driver returns is a multiple of it.
     """
 
     BASE = 0x7F0000000000
 
-    def __init__(self, capacity: int, alignment: int = 512) -> None:
+    def __init__(self, capacity: int, alignment: int = 512, addresses: Sequence[int] = ()) -> None:
         self.capacity = capacity
         self.alignment = alignment
         self.bytes_in_use = 0
         self.n_malloc = 0
         self.n_free = 0
-        self._next = self.BASE
-        self._live: dict[int, int] = {}
+        self.addresses = [int(a) for a in addresses]  # a recorded driver's, still to hand out
+        self._next = max([self.BASE, *(a + 1 for a in self.addresses)])
+        self._live: dict[int, int] = {}  # address (or page handle) -> bytes
+        self._handles = 0
 
     @property
     def free_bytes(self) -> int:
@@ -120,9 +130,11 @@ class Device:
         """cudaMalloc: an aligned address, or DeviceOutOfMemory when nbytes do not fit."""
         if nbytes > self.free_bytes:
             raise DeviceOutOfMemory(f"cudaMalloc of {nbytes} bytes: out of memory")
-        a = self.alignment
-        ptr = (self._next + a - 1) // a * a
-        self._next = ptr + nbytes
+        ptr = self._recorded(nbytes, self.alignment)
+        if ptr is None:
+            a = self.alignment
+            ptr = (self._next + a - 1) // a * a
+        self._next = max(self._next, ptr + nbytes)
         self._live[ptr] = nbytes
         self.bytes_in_use += nbytes
         self.n_malloc += 1
@@ -135,8 +147,37 @@ class Device:
 
     def reserve_address_space(self, nbytes: int) -> int:
         """cuMemAddressReserve: virtual addresses only, no memory (expandable segments)."""
-        ptr = (self._next + kSmallBuffer - 1) // kSmallBuffer * kSmallBuffer
-        self._next = ptr + nbytes
+        ptr = self._recorded(0, kSmallBuffer)
+        if ptr is None:
+            ptr = (self._next + kSmallBuffer - 1) // kSmallBuffer * kSmallBuffer
+        self._next = max(self._next, ptr + nbytes)
+        return ptr
+
+    def create_handle(self, nbytes: int) -> int:
+        """cuMemCreate: ``nbytes`` of physical memory, to be mapped into a reserved range
+        (an expandable segment's page). It has a handle, not an address."""
+        if nbytes > self.free_bytes:
+            raise DeviceOutOfMemory(f"cuMemCreate of {nbytes} bytes: out of memory")
+        self._handles += 1
+        self._live[-self._handles] = nbytes  # negative keys: never an address
+        self.bytes_in_use += nbytes
+        return -self._handles
+
+    def release_handle(self, handle: int) -> None:
+        """cuMemRelease (after cuMemUnmap): the page's memory goes back to the chip."""
+        self.bytes_in_use -= self._live.pop(handle)
+
+    def _recorded(self, nbytes: int, alignment: int) -> int | None:
+        """The recorded driver's next address, checked: aligned and clear of live ranges."""
+        if not self.addresses:
+            return None
+        ptr = self.addresses.pop(0)
+        clash = [p for p, n in self._live.items() if p >= 0 and p < ptr + nbytes and ptr < p + n]
+        if ptr % alignment or clash:
+            raise ValueError(
+                f"the recorded driver's next address {ptr:#x} cannot hold {nbytes} bytes "
+                "(misaligned, or over a live segment): the recording is of another program"
+            )
         return ptr
 
 
@@ -177,6 +218,7 @@ class DeviceStats:
         self.num_sync_all_streams = 0
         self.num_device_alloc = 0
         self.num_device_free = 0
+        self.max_split_size = 0  # a setting, not a counter: filled once, by the allocator
 
     def arrays(self) -> Iterable[tuple[str, list[Stat]]]:
         return ((name, getattr(self, name)) for name in STAT_NAMES)
@@ -480,7 +522,7 @@ class ExpandableSegment:
 
     torch reserves 9/8 of the chip's memory as virtual addresses and maps physical pages
     (2 MiB small, 20 MiB large) into it on demand. Here ``handles`` are the mapped pages,
-    each a device.malloc of ``page_size``, in address order.
+    each a ``device.create_handle(page_size)`` (cuMemCreate), in address order.
     """
 
     def __init__(self, base: int, page_size: int, stream: int, is_small: bool) -> None:
@@ -613,6 +655,10 @@ class CachingAllocator:
         self.small_blocks = BlockPool(is_small=True)
         self.active_blocks: set[Block] = set()
         self.stats = DeviceStats()
+        # Like DeviceCachingAllocator's constructor (CUDACachingAllocator.cpp): the stat is
+        # filled once, here. A later _set_allocator_settings changes the policy, not the stat.
+        max_split = self.config.max_split_size
+        self.stats.max_split_size = -1 if max_split == SIZE_MAX else max_split
         self.total_allocated_memory = 0  # bytes held from the driver (reserved)
         self.allowed_memory_maximum = 0
         self.set_fraction = False
@@ -1060,7 +1106,9 @@ class CachingAllocator:
         """Task 4.4: torch.cuda.memory_stats(): flat "stat.pool.kind" keys, sorted by name.
 
         torch/cuda/memory.py flattens memory_stats_as_nested_dict() and sorts the keys.
-        max_split_size is the C++ size_t cast to int64: -1 when unset.
+        max_split_size is the setting the allocator was made with (the C++ size_t cast to
+        int64: -1 when unset), kept in ``stats.max_split_size``; a later settings change does
+        not show there (a real H100 still says -1).
         """
         ### BEGIN SOLUTION
         s = self.stats
@@ -1080,8 +1128,7 @@ class CachingAllocator:
             "num_device_free",
         ):
             out[name] = getattr(s, name)
-        max_split = self.config.max_split_size
-        out["max_split_size"] = -1 if max_split == SIZE_MAX else max_split
+        out["max_split_size"] = s.max_split_size
         return dict(sorted(out.items()))
         ### END SOLUTION
 
@@ -1184,8 +1231,9 @@ class CachingAllocator:
         Simplified: one segment per (pool, stream), grown only at its end by whole pages
         (2 MiB small, 20 MiB large). If its last block is free it is extended, so the new
         block continues the free space instead of leaving a sliver: that is the point of
-        expandable segments. Each page is one device.malloc; reserved_bytes grow by the pages,
-        num_device_alloc by one per growth; segment counts do not change (as in map_block).
+        expandable segments. Each page is one ``device.create_handle`` (cuMemCreate, mapped into
+        the reserved range); reserved_bytes grow by the pages, num_device_alloc by one per
+        growth; segment counts do not change (as in map_block).
         """
         ### BEGIN SOLUTION
         pool, stream = p.pool, p.stream
@@ -1201,10 +1249,10 @@ class CachingAllocator:
         start = seg.mapped_end
         for _ in range(n_pages):
             try:
-                seg.handles.append(self.device.malloc(seg.page_size))
+                seg.handles.append(self.device.create_handle(seg.page_size))
             except DeviceOutOfMemory:
                 for _ in range(len(seg.handles) - (start - seg.base) // seg.page_size):
-                    self.device.free(seg.handles.pop())
+                    self.device.release_handle(seg.handles.pop())
                 return None
         grown = n_pages * seg.page_size
         block = Block(start, grown, stream, pool)
@@ -1239,7 +1287,7 @@ class CachingAllocator:
             if n_unmap <= 0:
                 continue
             for _ in range(n_unmap):
-                self.device.free(seg.handles.pop())
+                self.device.release_handle(seg.handles.pop())
             unmapped = n_unmap * seg.page_size
             pool.erase(tail)
             tail.size -= unmapped

@@ -224,13 +224,35 @@ def trace_to_steps(trace: dict[str, Any]) -> list[dict[str, Any]]:
     return steps
 
 
+def thin(doc: dict[str, Any], every: int) -> dict[str, Any]:
+    """A recording with the records of every ``every``-th step, the last and any that raised
+    (a long scenario's file shrinks ``every`` times; what is kept is unchanged)."""
+    steps = doc["steps"]
+    kept = [
+        rec
+        for k, rec in enumerate(steps)
+        if k % every == 0 or k == len(steps) - 1 or rec.get("error") is not None
+    ]
+    return doc | {
+        "steps": kept,
+        "thinned": f"the record of every {every}th step, the last and errors",
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     """Record every scenario and trace; exit 0 without CUDA."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", action="append", default=None, help="scenario/trace name")
     parser.add_argument("--snapshot-every", type=int, default=25, help="for runs > 200 steps")
     parser.add_argument("--out", type=Path, default=OUT_DIR)
+    parser.add_argument("--thin", type=Path, help="rewrite a recorded file into --out, thinned")
+    parser.add_argument("--every", type=int, default=25, help="with --thin: keep every Kth step")
     args = parser.parse_args(argv)
+    if args.thin:  # no GPU needed: re-derives a smaller file from a recorded one
+        doc = thin(json.loads(args.thin.read_text()), args.every)
+        (args.out / args.thin.name).write_text(json.dumps(doc, separators=(",", ":")) + "\n")
+        print(f"{args.out / args.thin.name}: {len(doc['steps'])} step records kept")
+        return 0
     if not torch.cuda.is_available():
         print("record_cuda_fixtures: CUDA is not available on this machine; nothing recorded.")
         return 0

@@ -7,12 +7,14 @@ keeps the invariants and is compared with the pinned figures.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from autograder import case, property_case
 from autograder.weeks.week4.chip import KEYS as TABLE
 from autograder.weeks.week4.chip import _table
 from autograder.weeks.week4.common import MiB, W, attempt, make, segments, stats, trace
+from autograder.weeks.week4.gpu import program_case
 from autograder.weeks.week4.stats import _label, _programs, invariants, run_program
 
 T4 = ("4.1", "4.2", "4.3", "4.4")
@@ -72,3 +74,9 @@ def hidden_variants_on_the_wide_trace_twice(lib: Any) -> Any:
         return {"first": first, "second": second, "keys": list(TABLE)}
 
     return attempt(run)
+
+
+# A third program recorded on the H100 (see autograder/weeks/week4/gpu.py), its inputs kept
+# here so that the student copy does not show it.
+PROGRAMS = Path(__file__).resolve().parent / "week4_programs"
+program_case("mlp_big_adam_varying_batch", PROGRAMS, hidden=True)

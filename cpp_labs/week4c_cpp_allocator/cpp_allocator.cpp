@@ -25,6 +25,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstdio>
@@ -75,7 +76,9 @@ struct NotImplementedYet : std::logic_error {
 
 // Two kinds of chip: a simulated one, whose addresses are numbers nobody reads (week 4's
 // traces), and one whose memory is host memory (week 5's labdev, where kernels read and write
-// the blocks this allocator hands out).
+// the blocks this allocator hands out). A simulated chip can replay a real driver: its first
+// segments go at `addresses`, in order (as week 4's Device does; see its docstring for why
+// best fit cares), then the bump pointer takes over above them.
 struct Device {
   size_t capacity;
   size_t alignment;
@@ -84,10 +87,28 @@ struct Device {
   int64_t n_malloc = 0;
   int64_t n_free = 0;
   uint64_t next = 0x7F0000000000ULL;  // a bump pointer: an address is never handed out twice
+  std::vector<uint64_t> addresses;    // a recorded driver's, handed out first
+  size_t next_recorded = 0;
   std::unordered_map<uint64_t, size_t> live;
 
-  Device(size_t capacity, size_t alignment, bool host_memory = false)
-      : capacity(capacity), alignment(alignment), host_memory(host_memory) {}
+  Device(size_t capacity, size_t alignment, bool host_memory = false,
+         std::vector<uint64_t> recorded = {})
+      : capacity(capacity), alignment(alignment), host_memory(host_memory),
+        addresses(std::move(recorded)) {
+    for (uint64_t a : addresses) next = std::max(next, a + 1);
+  }
+
+  // The recorded driver's next address, checked: aligned and clear of every live segment.
+  uint64_t recorded(size_t nbytes) {
+    uint64_t ptr = addresses[next_recorded++];
+    bool clash = ptr % alignment != 0;
+    for (auto& kv : live) clash = clash || (kv.first < ptr + nbytes && ptr < kv.first + kv.second);
+    if (clash)
+      throw std::invalid_argument(
+          "the recorded driver's next address cannot hold this segment (misaligned, or over a "
+          "live segment): the recording is of another program");
+    return ptr;
+  }
 
   size_t free_bytes() const { return capacity - bytes_in_use; }
 
@@ -100,8 +121,9 @@ struct Device {
       ptr = reinterpret_cast<uint64_t>(std::aligned_alloc(alignment, nbytes));
       if (ptr == 0) return 0;
     } else {
-      ptr = (next + alignment - 1) / alignment * alignment;
-      next = ptr + nbytes;
+      ptr = next_recorded < addresses.size() ? recorded(nbytes)
+                                             : (next + alignment - 1) / alignment * alignment;
+      next = std::max(next, ptr + nbytes);
     }
     live[ptr] = nbytes;
     bytes_in_use += nbytes;
@@ -140,6 +162,7 @@ struct DeviceStats {
   Stat oversize_allocations, oversize_segments;
   int64_t num_alloc_retries = 0, num_ooms = 0, num_sync_all_streams = 0;
   int64_t num_device_alloc = 0, num_device_free = 0;
+  int64_t max_split_size = -1;  // a setting, filled once by the allocator's constructor
 };
 
 // === Given: the settings (AllocatorConfig), filled in by cpp_allocator.py ====================
@@ -328,7 +351,11 @@ struct CachingAllocator {
   size_t allowed_memory_maximum = 0;
   bool set_fraction = false;
 
-  CachingAllocator(Device device, Config config) : device(std::move(device)), config(config) {}
+  // Like DeviceCachingAllocator's constructor: the max_split_size stat is filled once, here;
+  // a later settings change moves the policy, not the stat.
+  CachingAllocator(Device device, Config config) : device(std::move(device)), config(config) {
+    stats.max_split_size = config.max_split_size == kNoLimit ? -1 : int64_t(config.max_split_size);
+  }
   CachingAllocator(const CachingAllocator&) = delete;
   CachingAllocator& operator=(const CachingAllocator&) = delete;
 
@@ -664,8 +691,7 @@ class LentAllocator final : public c10::DeviceAllocator {
     out.num_sync_all_streams = s.num_sync_all_streams;
     out.num_device_alloc = s.num_device_alloc;
     out.num_device_free = s.num_device_free;
-    size_t max_split = allocator_.config.max_split_size;
-    out.max_split_size = max_split == kNoLimit ? -1 : int64_t(max_split);
+    out.max_split_size = s.max_split_size;
     return out;
   }
 
@@ -764,8 +790,9 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   py::register_exception<NotImplementedYet>(m, "NotImplementedYet", PyExc_NotImplementedError);
 
   py::class_<Device>(m, "Device")
-      .def(py::init<size_t, size_t, bool>(), py::arg("capacity"), py::arg("alignment") = 512,
-           py::arg("host_memory") = false)
+      .def(py::init<size_t, size_t, bool, std::vector<uint64_t>>(), py::arg("capacity"),
+           py::arg("alignment") = 512, py::arg("host_memory") = false,
+           py::arg("addresses") = std::vector<uint64_t>{})
       .def_readonly("capacity", &Device::capacity)
       .def_readonly("alignment", &Device::alignment)
       .def_readonly("host_memory", &Device::host_memory)

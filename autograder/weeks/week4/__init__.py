@@ -13,9 +13,9 @@ from typing import Any
 
 # isort: off
 # Imported in this order, so cases are listed task by task.
-from autograder.weeks.week4 import sizes, blocks, miss, stats, chip, ported  # noqa: F401
+from autograder.weeks.week4 import sizes, blocks, miss, stats, chip, gpu, ported  # noqa: F401
 
 # isort: on
-from autograder.weeks.week4.checks import PIN_CHECKS  # noqa: F401, E402
+from autograder.weeks.week4.checks import PIN_CHECKS, PIN_SKIPPED  # noqa: F401, E402
 
 __all__: list[Any] = []

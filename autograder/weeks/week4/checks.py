@@ -98,60 +98,77 @@ def _invariants(out: dict[str, Any]) -> list[str]:
     return problems
 
 
-def stats_after_each_step(lib: Any, scenario: dict[str, Any]) -> list[dict[str, int] | None]:
-    """A ported scenario's steps on ``lib``'s allocator: the statistics after each step
-    (None after a step that raised), as scripts/record_cuda_fixtures.py records them."""
-    from autograder.weeks.week4.common import DEFAULT_CAPACITY, _step, make
-
-    alloc = make(lib, scenario["config"].get("device_total_bytes", DEFAULT_CAPACITY))
-    live: dict[str, Any] = {}
-    out: list[dict[str, int] | None] = []
-    for step in scenario["steps"]:
-        try:
-            _step(lib, alloc, live, step)
-            out.append({k: int(v) for k, v in alloc.memory_stats().items()})
-        except RuntimeError:
-            out.append(None)
-    return out
-
-
-def compare_recording(ref: Any, recording: dict[str, Any]) -> list[str]:
-    """Where the reference differs from statistics recorded on a real GPU for one ported
-    scenario (absolute values, less the recording's baseline)."""
-    scenario = next(
-        (t for t in json.loads(TRUTH.read_text())["scenarios"] if t["test"] == recording["name"]),
-        None,
-    )
-    if scenario is None or "steps" not in recording:  # a trace, or skipped on that GPU
-        return []
-    ours = stats_after_each_step(ref, scenario)
-    base = recording.get("baseline", {})
-    problems = []
-    for rec, mine in zip(recording["steps"], ours, strict=False):
-        if (rec.get("error") is None) != (mine is not None):
-            problems.append(f"{recording['name']} step {rec['step']}: raised on one side only")
-            continue
-        for key, value in (rec.get("stats") or {}).items():
-            got = None if mine is None else mine.get(key)
-            if mine is not None and got is not None and got != value - base.get(key, 0):
-                problems.append(
-                    f"{recording['name']} step {rec['step']}: {key} GPU {value}, ours {got}"
-                )
-    return problems
-
-
 def _cuda(out: dict[str, Any]) -> list[str]:
-    """Real CUDA figures, where a course with a GPU has recorded them (week4_data/cuda/)."""
+    """Real CUDA figures recorded on a GPU (week4_data/cuda/, see recordings.py): every
+    ported scenario and trace replayed over the GPU's own driver addresses, and every
+    recorded training program's pinned answer, equal the GPU's."""
     from autograder import pinning
+    from autograder.weeks.week4 import recordings
 
-    files = sorted((TRUTH.parent / "cuda").glob("*.json"))
-    if not files:
-        return []
     ref = pinning.reference_module(WEEKS[W])
-    return [p for f in files for p in compare_recording(ref, json.loads(f.read_text()))]
+    return [p for name in recordings.names() for p in check_recording(name, out, ref)]
+
+
+def check_recording(name: str, out: dict[str, Any], ref: Any) -> list[str]:
+    """Where the reference (``ref``, and the pinned answers ``out``) differs from one GPU
+    recording; nothing for one the lab does not model (``recordings.SKIPPED``)."""
+    from autograder.weeks.week4 import recordings
+
+    if name in recordings.SKIPPED:
+        return []
+    doc = recordings.load(name)
+    if not name.startswith("model_"):
+        return recordings.compare_steps(ref, doc)
+    program = name[len("model_") :]
+    try:
+        inputs = json.dumps(recordings.program_inputs(doc))
+    except ValueError as exc:
+        return [str(exc)]
+    problems = []
+    if program_file(program).read_text() != inputs:
+        problems.append(f"{name}: the case's inputs are not the recording's (re-derive)")
+    seen = out.get(program_case_id(program), {}).get("expected")
+    if not isinstance(seen, dict) or "stats" not in seen:
+        return [*problems, f"{name}: no case replays it, or the reference raised {seen}"]
+    return problems + recordings.compare_program(doc, seen)
+
+
+def program_file(program: str) -> Path:
+    """Where a recorded program's inputs live: beside the cases, or with the hidden ones."""
+    from autograder.weeks.week4.gpu import PROGRAMS, PUBLIC
+
+    hidden = Path(__file__).resolve().parents[2] / "hidden" / "week4_programs"
+    return (PROGRAMS if program in PUBLIC else hidden) / f"{program}.json"
+
+
+def program_case_id(program: str) -> str:
+    """The case that replays a recorded program: public, or hidden (gpu.PUBLIC)."""
+    from autograder.weeks.week4.gpu import PUBLIC
+
+    return f"{W}::{'' if program in PUBLIC else 'hidden_'}h100_{program}"
+
+
+def PIN_SKIPPED() -> list[str]:  # noqa: N802 - read by autograder/pinning.py
+    """What the GPU check leaves out, and why: printed when pinning."""
+    from autograder.weeks.week4 import recordings
+
+    return [f"{name}: {why}" for name, why in recordings.SKIPPED.items()]
 
 
 PIN_CHECKS: list[Callable[[dict[str, Any]], list[str]]] = [_ported, _constants, _invariants, _cuda]
 
-if __name__ == "__main__":
+
+def write_inputs() -> None:
+    """The cases' inputs, derived from the truth with the answers left out."""
+    from autograder.weeks.week4 import recordings
+
     (DATA / "ported_steps.json").write_text(json.dumps(derive_ported_steps(), indent=1) + "\n")
+    for name in recordings.names():
+        if name.startswith("model_"):
+            path = program_file(name[len("model_") :])
+            path.parent.mkdir(exist_ok=True)
+            path.write_text(json.dumps(recordings.program_inputs(recordings.load(name))))
+
+
+if __name__ == "__main__":
+    write_inputs()

@@ -101,6 +101,31 @@ def task_4_4_peaks_and_resets(lib: Any) -> Any:
 
 
 @case(W, points=2, tasks=("4.1", "4.2", "4.4"))
+def task_4_4_max_split_size_is_read_once(lib: Any) -> Any:
+    """``max_split_size`` in ``memory_stats()`` is the setting the allocator was made with
+    (``DeviceCachingAllocator``'s constructor fills it, -1 when unset); a later
+    ``_set_allocator_settings`` changes the policy (which blocks count as oversize) but not
+    the stat. Truth: the constructor in ``c10/cuda/CUDACachingAllocator.cpp``, and an H100,
+    which still says -1 after the settings change of ``test_allocator_settings``."""
+
+    def run() -> Any:
+        keys = ("max_split_size", "oversize_allocations.current")
+        out = {}
+        for made_with in ("", "max_split_size_mb:24"):
+            alloc = make(lib, settings=made_with)
+            block = alloc.malloc(30 * MiB)
+            seen = {"made": stats(alloc, *keys)}
+            alloc.free(block)
+            alloc.config = lib.AllocatorConfig.parse("max_split_size_mb:40")  # as settings do
+            block = alloc.malloc(30 * MiB)
+            seen["after max_split_size_mb:40"] = stats(alloc, *keys)
+            out[f"made with {made_with or 'no settings'!r}"] = seen
+        return out
+
+    return attempt(run)
+
+
+@case(W, points=2, tasks=("4.1", "4.2", "4.4"))
 def task_4_4_requested_bytes(lib: Any) -> Any:
     """``requested_bytes`` counts what was asked, ``allocated_bytes`` what was handed out
     after rounding: 1000 bytes asked, 1024 allocated."""
