@@ -14,7 +14,11 @@ version and allocator settings. Expectations in ported_tests.json are checked an
 (not enforced).
 
 Without CUDA it prints a message and exits 0. Run: ``python scripts/record_cuda_fixtures.py``
-(``--only NAME`` to restrict, ``--snapshot-every K`` to thin snapshots of long traces).
+(``--only NAME`` to restrict, ``--snapshot-every K`` to thin snapshots of long traces;
+``--thin FILE --every K`` shrinks an existing recording without a GPU). Each file also holds
+``driver``: the segments the allocator asked the driver for, with the addresses it got
+(``torch.cuda.memory._record_memory_history``), which week 4's ``Device(capacity,
+addresses=...)`` replays. Real training programs: ``scripts/record_cuda_programs.py``.
 
 Notes
     * Stats are absolute values; ``baseline`` (stats after the reset, before step 0) is stored
@@ -114,6 +118,22 @@ def compact_snapshot(pools: dict[str, Any] | None = None) -> list[dict[str, Any]
     return segments
 
 
+DRIVER_ACTIONS = ("segment_alloc", "segment_free", "segment_map", "segment_unmap")
+
+
+def driver_events() -> list[list[Any]]:
+    """What the allocator asked of the driver while history was recorded, in order:
+    ``[action, address, size, stream]`` (segment_alloc / segment_free; segment_map and
+    segment_unmap for expandable segments)."""
+    traces = torch.cuda.memory._snapshot()["device_traces"]
+    events = traces[torch.cuda.current_device()] if traces else []
+    return [
+        [e["action"], e["addr"], e["size"], e["stream"]]
+        for e in events
+        if e["action"] in DRIVER_ACTIONS
+    ]
+
+
 def reset_allocator() -> None:
     """Bring the allocator to a clean state with default settings."""
     gc.collect()
@@ -150,6 +170,10 @@ def run_steps(
     live: dict[str, torch.Tensor] = {}
     records: list[dict[str, Any]] = []
     doc: dict[str, Any] = {"name": name, "config": config, "baseline": select_stats()}
+    # The driver's side: each segment the allocator asked for, and where the driver put it
+    # (week 4's Device(capacity, addresses=...) replays them in this order).
+    history = torch.cuda.memory._record_memory_history
+    history(context=None, max_entries=1_000_000, clear_history=True)
     for k, step in enumerate(steps):
         op = step["op"]
         rec: dict[str, Any] = {"step": k, "op": op}
@@ -175,6 +199,7 @@ def run_steps(
                     raise ValueError("set_memory_fraction needs config.device_total_bytes")
                 limit = step["fraction"] * sim_total
                 if limit > total:
+                    torch.cuda.memory._record_memory_history(enabled=None)
                     return {"name": name, "skipped": "simulated limit exceeds this GPU"}
                 torch.cuda.set_per_process_memory_fraction(limit / total)
             else:
@@ -189,6 +214,8 @@ def run_steps(
             rec["snapshot"] = compact_snapshot(pools)
         records.append(rec)
     doc["steps"] = records
+    doc["driver"] = driver_events()
+    torch.cuda.memory._record_memory_history(enabled=None)
     live.clear()
     pools.clear()
     reset_allocator()
