@@ -12,6 +12,7 @@ marker on a line of its own) are left out, so one README serves both copies.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from collections.abc import Callable
@@ -30,6 +31,8 @@ INSTRUCTOR_BEGIN, INSTRUCTOR_END = "<!-- instructor -->", "<!-- /instructor -->"
 INSTRUCTOR_ONLY = [
     "reference_impl",
     "autograder/hidden",
+    # a hidden case's program as the GPU recorded it (its answers; the case's inputs are hidden)
+    "autograder/truth/week4_data/cuda/model_mlp_big_adam_varying_batch.json",
     "curriculum/instructor",
     "tests",
     "samples",
@@ -329,4 +332,20 @@ def write_student_copy(out: Path, root: Path = REPO_ROOT) -> Path:
         text = path.read_text()
         if INSTRUCTOR_BEGIN in text or INSTRUCTOR_END in text:
             path.write_text(strip_instructor_blocks(text, str(path.relative_to(out))))
+    _drop_hidden_answers(out)
     return out
+
+
+def _drop_hidden_answers(out: Path) -> None:
+    """A pinned week's file in the student copy keeps the public cases' answers only: the
+    hidden cases are not shipped, so neither are their answers."""
+    from autograder.cases import load_week
+
+    for w in WEEKS.values():
+        path = out / "autograder" / "truth" / f"{w.name}_pinned.json"
+        if w.truth != "pinned" or not path.exists():
+            continue
+        hidden = {c.id for c in load_week(w.name, include_hidden=True) if c.hidden}
+        data = json.loads(path.read_text())
+        data["cases"] = {k: v for k, v in data["cases"].items() if k not in hidden}
+        path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")

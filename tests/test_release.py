@@ -76,6 +76,12 @@ def test_student_copy_has_no_answers(tmp_path):
     for secret in ("reference_impl/", "autograder/hidden/", "curriculum/instructor/", "tests/"):
         assert not any(f.startswith(secret) for f in files), secret
     assert not any(".git/" in f or "__pycache__" in f for f in files)
+    for week in ("week4", "week4c"):  # pinned answers: the public cases' only
+        shipped = (out / "autograder" / "truth" / f"{week}_pinned.json").read_text()
+        assert '"week4::task_4_2_best_fit"' in shipped or week == "week4c"
+        assert "hidden_" not in shipped, f"{week}: a hidden case's answer ships"
+    assert "autograder/truth/week4_data/cuda/model_transformer_adamw.json" in files
+    assert "autograder/truth/week4_data/cuda/model_mlp_big_adam_varying_batch.json" not in files
     with pytest.raises(release.ReleaseError, match="not empty"):
         release.write_student_copy(out)
 
