@@ -1,7 +1,7 @@
 """``torchlab``: check a lab, see your progress, release the course.
 
 torchlab                      your progress through every lab
-torchlab status               a table of your labs: cases, points, tasks done, what next
+torchlab status               a table of your labs (only changed weeks are checked again)
 torchlab check week1          your skeleton in labs/week1_strides/, case by case
 torchlab check week5          a C++ lab: your files in cpp_labs/week5_privateuse1/
 torchlab check week1 --impl PATH    another folder or file instead of your skeleton
@@ -47,7 +47,8 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--write", action="store_true", help="regenerate the labs from their source")
     g.add_argument("--out", type=Path, help="write a student copy of the course to this folder")
     sub.add_parser("progress", help="your progress through every lab (also the default)")
-    sub.add_parser("status", help="a table of your labs: cases, points, tasks done, what next")
+    st = sub.add_parser("status", help="a table of your labs: cases, points, tasks done, what next")
+    st.add_argument("--recheck", action="store_true", help="check every week, not only changed")
     gr = sub.add_parser("grade", help="grade submissions (default: the instructor's sample class)")
     gr.add_argument("submissions", nargs="?", type=Path, help="a folder of student folders")
     gr.add_argument("--week", action="append", help="week to grade (repeatable; default: all)")
@@ -146,27 +147,16 @@ def cmd_progress() -> int:
     return 0 if ok else 1
 
 
-def cmd_status() -> int:
+def cmd_status(recheck: bool = False) -> int:
     """Your own labs only, as one table: each week's cases passed, points, tasks done and the
-    task to do next. A progress bar runs on stderr while the weeks are checked."""
-    from tqdm import tqdm
+    task to do next. Weeks whose files, cases and torch are unchanged since the last status
+    answer from its cache (``autograder/status.py``); ``--recheck`` checks every week."""
+    from autograder import status
 
-    rows = []
-    for name in tqdm(list(WEEKS), desc="checking your labs", unit="week", file=sys.stderr):
-        lab = run_week(WEEKS[name], "lab")
-        tasks = lab.task_progress()
-        done = sum(1 for passed, total in tasks.values() if passed == total)
-        step = lab.next_step()
-        passed = sum(1 for r in lab.results if r.status == "pass")
-        rows.append(
-            (
-                f"{name} {WEEKS[name].title}",
-                f"{passed}/{len(lab.results)}",
-                f"{lab.score}/{lab.max_score}",
-                f"{done}/{len(tasks)}",
-                f"Task {step.blame or step.own_task}" if step else "all done",
-            )
-        )
+    def say(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    rows = status.rows(list(WEEKS.values()), recheck=recheck, say=say)
     header = ("week", "cases", "points", "tasks done", "next")
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     for row in [header, tuple("-" * w for w in widths), *rows]:
@@ -253,7 +243,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "nbgrader":
             return cmd_nbgrader(args)
         if args.command == "status":
-            return cmd_status()
+            return cmd_status(args.recheck)
         return cmd_progress()
     except (ValueError, release.ReleaseError) as exc:
         print(f"torchlab: {exc}", file=sys.stderr)

@@ -76,7 +76,44 @@ def test_status_is_a_table_of_every_week_with_the_next_task():
         (row,) = [line for line in lines if line.startswith(f"{name} {week.title} ")]
         first_task = min((c.completed_by for c in _cases(name) if c.completed_by), key=_task_order)
         assert row.rstrip().endswith(f"Task {first_task}"), row  # the skeleton: start at the start
-    assert "checking your labs" in run.stderr  # the progress bar, kept off stdout
+    assert "checking week1 " in run.stderr  # what it is doing, kept off stdout
+
+
+def test_status_checks_again_only_the_weeks_that_changed(tmp_path):
+    """An unchanged course answers from the cache; an edited lab is checked again, alone;
+    ``--recheck`` checks every week."""
+    import shutil
+    from pathlib import Path
+
+    from autograder.weeks import WEEKS
+
+    repo = Path(__file__).resolve().parent.parent
+    lab = tmp_path / "course" / "labs" / "week1_strides"
+    shutil.copytree(repo / "labs" / "week1_strides", lab)
+    env = {**os.environ, "TORCHLAB_CACHE": str(tmp_path / "cache")}
+
+    def status(*args):
+        run = subprocess.run(
+            [sys.executable, "-m", "autograder.cli", "status", *args],
+            capture_output=True,
+            text=True,
+            cwd=lab.parent.parent,
+            env=env,
+        )
+        assert run.returncode == 0, run.stdout + run.stderr
+        return run
+
+    first = status()
+    assert "checking week1 (first time)" in first.stderr
+    again = status()
+    assert "checking" not in again.stderr and again.stdout == first.stdout
+    (lab / "strides.py").write_text((lab / "strides.py").read_text() + "\n# a note\n")
+    edited = status()
+    assert [line for line in edited.stderr.splitlines() if line.startswith("checking")] == [
+        "checking week1 (files changed)..."
+    ]
+    forced = status("--recheck")
+    assert forced.stderr.count("(asked to)") == len(WEEKS)
 
 
 def _cases(week):
