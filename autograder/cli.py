@@ -41,6 +41,9 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--timeout", type=float, default=Limits.case_seconds, help="seconds per case")
     c.add_argument("--json", action="store_true", help="print the report as JSON")
     c.add_argument("--show-output", action="store_true", help="show what failing cases printed")
+    c.add_argument(
+        "--build-log", action="store_true", help="a C++ week: print the compiler's whole output"
+    )
     r = sub.add_parser("release", help="instructor's copy: generate skeletons or a student copy")
     g = r.add_mutually_exclusive_group(required=True)
     g.add_argument("--check", action="store_true", help="fail if the labs differ from their source")
@@ -93,13 +96,30 @@ def _weeks(names: list[str] | None) -> list[Week] | None:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    limits = Limits(case_seconds=args.timeout)
-    report = run_week(get_week(args.week), args.impl, args.select, limits=limits)
+    week = get_week(args.week)
+    limits = Limits(case_seconds=args.timeout, announce_builds=not args.json)
+    report = run_week(week, args.impl, args.select, limits=limits)
     if args.json:
         print(report.to_json())
     else:
         print(report.render_text(color=sys.stdout.isatty(), show_output=args.show_output))
+    if args.build_log:
+        print(_build_log(week, args.impl))
     return 0 if report.passed else 1
+
+
+def _build_log(week: Week, impl: str) -> str:
+    """The compiler's output for the C++ this check built (``--build-log``)."""
+    from autograder import native
+    from autograder.labs import resolve_impl
+
+    if not week.native_sources:
+        return f"{week.name} has no C++: there is no build log"
+    folder = resolve_impl(week, impl).parent
+    log = native.build_log(week.native_library, {n: folder / n for n in week.native_sources})
+    if log is None:
+        return "no build log: the C++ was not built (or its build was stopped)"
+    return f"the compiler's output for {', '.join(week.native_sources)}:\n{log or '(none)'}"
 
 
 def cmd_release(args: argparse.Namespace) -> int:

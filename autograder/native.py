@@ -32,6 +32,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,6 +67,7 @@ class BuildLimits:
     seconds: float = 180.0  # the whole build, compiler and linker
     memory_mb: int = 6144  # address space of each process in the build (g++ needs ~1.5 GB)
     isolation: str = "auto"  # as runner.Limits: "auto", "bubblewrap" or "none"
+    announce: bool = False  # tell the learner on stderr that a build runs (see Announcer)
 
 
 @dataclass
@@ -101,18 +103,21 @@ def source_key(name: str, sources: dict[str, bytes]) -> str:
     return h.hexdigest()[:24]
 
 
+_NOTE = re.compile(r"^(?P<file>[^\s:]+):(?P<line>\d+):(?:\d+:)? note: (?P<message>.*)$")
+MAX_NOTES = 8  # the note lines kept after an error ("candidate: ...", "declared here")
+
+
 def first_error(output: str, sources: list[str]) -> str:
-    """The compiler's first error as "labdev.cpp, line 42: error: ...", else the linker's, else
-    the last lines of the output (the sandbox's paths are left out: they mean nothing to the
-    learner)."""
-    for m in _ERROR.finditer(output):
+    """The compiler's first error as "labdev.cpp, line 42: error: ...", with the notes that
+    explain it (an ambiguous call's candidates, say), else the linker's error, else the last
+    lines of the output (the sandbox's paths are left out: they mean nothing to the learner).
+    ``torchlab check WEEK --build-log`` prints the whole output."""
+    found = [m for m in _ERROR.finditer(output) if Path(m.group("file")).name in sources]
+    m = found[0] if found else _ERROR.search(output)  # else an error inside a header
+    if m:
         name = Path(m.group("file")).name
-        if name in sources:
-            return f"{name}, line {m.group('line')}: error: {m.group('message').strip()}"[:500]
-    m = _ERROR.search(output)
-    if m:  # an error inside a header, reached from the learner's file
-        name = Path(m.group("file")).name
-        return f"{name}, line {m.group('line')}: error: {m.group('message').strip()}"[:500]
+        first = f"{name}, line {m.group('line')}: error: {m.group('message').strip()}"[:500]
+        return "\n".join([first, *_notes_after(output, m.end())])[:2000]
     if "out of memory" in output or "virtual memory exhausted" in output:
         return (
             "the compiler ran out of memory and was stopped: a template that multiplies "
@@ -123,6 +128,19 @@ def first_error(output: str, sources: list[str]) -> str:
         return f"the library does not link: undefined {m.group('symbol').strip()}"[:500]
     tail = [line for line in output.strip().splitlines() if line.strip()][-3:]
     return ("the build failed: " + " / ".join(tail))[:500] if tail else "the build failed"
+
+
+def _notes_after(output: str, start: int) -> list[str]:
+    """The note lines that follow an error, up to the next error, as "  file, line N: ..."."""
+    notes = []
+    for line in output[start:].splitlines()[1:]:
+        if _ERROR.match(line) or len(notes) == MAX_NOTES:
+            break
+        m = _NOTE.match(line)
+        if m:
+            where = f"{Path(m.group('file')).name}, line {m.group('line')}"
+            notes.append(f"  {where}: note: {m.group('message').strip()}"[:300])
+    return notes
 
 
 def _learners_error(output: str) -> bool:
@@ -164,8 +182,9 @@ def build(
         work.chmod(0o777)  # the sandbox's student writes here
         for filename, blob in data.items():
             (work / filename).write_bytes(blob)
-        pch = precompiled_header(name, pch_from) if pch_from is not None else None
-        code, output, timed_out = _compile(name, sorted(data), work, limits, hide or [], pch)
+        with Announcer(sorted(data), limits.announce):
+            pch = precompiled_header(name, pch_from) if pch_from is not None else None
+            code, output, timed_out = _compile(name, sorted(data), work, limits, hide or [], pch)
         elapsed = time.monotonic() - started
         if timed_out:
             message = (
@@ -178,6 +197,7 @@ def build(
         staging = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=_ensure(cache_root())))
         if code == 0 and built.is_file():
             shutil.copy2(built, staging / f"{name}.so")
+            (staging / "output.txt").write_text(output[-20000:])  # warnings: --build-log
             result = BuildResult(folder / f"{name}.so", None, elapsed, False)
         else:
             message = first_error(output, sorted(data))
@@ -192,6 +212,49 @@ def build(
         except OSError:
             shutil.rmtree(staging, ignore_errors=True)
         return result
+
+
+def build_log(name: str, sources: dict[str, Path]) -> str | None:
+    """The compiler's whole output (its last 20,000 characters) for these sources, if they
+    were built: what ``torchlab check WEEK --build-log`` prints."""
+    try:
+        data = {f: p.read_bytes() for f, p in sources.items()}
+    except OSError:
+        return None
+    log = cache_root() / f"{name}-{source_key(name, data)}" / "output.txt"
+    return log.read_text() if log.is_file() else None
+
+
+class Announcer:
+    """Says on stderr that a build runs: "building labdev.cpp (about 10 s the first time)...",
+    the seconds so far on a terminal, and when it ended. A build is the one slow step of a
+    check, and silence for 15 s reads as a hang."""
+
+    def __init__(self, files: list[str], enabled: bool) -> None:
+        self.line = f"building {', '.join(files)} (about 10 s the first time)..."
+        self.enabled, self.tty = enabled, sys.stderr.isatty()
+        self.started = time.monotonic()
+        self.done = threading.Event()
+
+    def __enter__(self) -> Announcer:
+        if self.enabled:
+            sys.stderr.write(self.line + ("" if self.tty else "\n"))
+            sys.stderr.flush()
+            if self.tty:
+                threading.Thread(target=self._tick, daemon=True).start()
+        return self
+
+    def _tick(self) -> None:
+        while not self.done.wait(1.0):
+            sys.stderr.write(f"\r{self.line} {time.monotonic() - self.started:.0f} s")
+            sys.stderr.flush()
+
+    def __exit__(self, *exc: object) -> None:
+        self.done.set()
+        if self.enabled:
+            ended = f"the build ended after {time.monotonic() - self.started:.1f} s"
+            sys.stderr.write(f"\r{self.line} {ended}\n" if self.tty else ended + "\n")
+            sys.stderr.flush()
 
 
 def _ensure(path: Path) -> Path:

@@ -119,7 +119,9 @@ def _build_native(w: Week, path: Path, limits: Limits) -> tuple[Path | None, str
     built = native.build(
         w.native_library,
         sources,
-        native.BuildLimits(limits.build_seconds, isolation=limits.isolation),
+        native.BuildLimits(
+            limits.build_seconds, isolation=limits.isolation, announce=limits.announce_builds
+        ),
         hide,
         pch_from=pch_from,
     )

@@ -48,6 +48,7 @@ class Limits:
     # "none": the guard alone (a learner's own code on a machine without bubblewrap).
     isolation: str = "auto"
     build_seconds: float = 180.0  # a native week's C++ build (compile and link), when not cached
+    announce_builds: bool = False  # say on stderr that a build runs, and for how long (a learner)
 
 
 def isolation_for(limits: Limits) -> str:

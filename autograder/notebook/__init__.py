@@ -36,7 +36,7 @@ def check(
     """Check ``week`` (optionally only cases matching ``select``: names or tasks like "1.4")."""
     impl = impl or os.environ.get("TORCHLAB_IMPL", "lab")
     try:
-        limits = Limits(case_seconds=timeout)
+        limits = Limits(case_seconds=timeout, announce_builds=True)
         return run_week(get_week(week), impl, list(select) or None, limits=limits)
     except Exception as exc:  # noqa: BLE001 - a notebook cell must never stop on a check
         return Report(f"{week}", impl, problems=[f"the check could not run: {exc}"])
