@@ -2,6 +2,7 @@
 
 torchlab                      your progress through every lab
 torchlab status               a table of your labs (only changed weeks are checked again)
+torchlab server stop          end your warm check server (checks start it; it ends when idle)
 torchlab check week1          your skeleton in labs/week1_strides/, case by case
 torchlab check week5          a C++ lab: your files in cpp_labs/week5_privateuse1/
 torchlab check week1 --impl PATH    another folder or file instead of your skeleton
@@ -20,6 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from autograder import release
+from autograder.check_server import run_week_warm
 from autograder.labs import REPO_ROOT
 from autograder.runner import run_week
 from autograder.weeks import WEEKS, Week, get_week
@@ -50,6 +52,8 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--write", action="store_true", help="regenerate the labs from their source")
     g.add_argument("--out", type=Path, help="write a student copy of the course to this folder")
     sub.add_parser("progress", help="your progress through every lab (also the default)")
+    sv = sub.add_parser("server", help="your warm check server (it starts by itself)")
+    sv.add_argument("action", choices=["stop"], help="stop: end it now")
     st = sub.add_parser("status", help="a table of your labs: cases, points, tasks done, what next")
     st.add_argument("--recheck", action="store_true", help="check every week, not only changed")
     gr = sub.add_parser("grade", help="grade submissions (default: the instructor's sample class)")
@@ -98,7 +102,7 @@ def _weeks(names: list[str] | None) -> list[Week] | None:
 def cmd_check(args: argparse.Namespace) -> int:
     week = get_week(args.week)
     limits = Limits(case_seconds=args.timeout, announce_builds=not args.json)
-    report = run_week(week, args.impl, args.select, limits=limits)
+    report = run_week_warm(week, args.impl, args.select, limits=limits)
     if args.json:
         print(report.to_json())
     else:
@@ -262,6 +266,11 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_grade(args)
         if args.command == "nbgrader":
             return cmd_nbgrader(args)
+        if args.command == "server":
+            from autograder import check_server
+
+            print("stopped" if check_server.stop_server() else "no check server was running")
+            return 0
         if args.command == "status":
             return cmd_status(args.recheck)
         return cmd_progress()

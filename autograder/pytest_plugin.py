@@ -15,8 +15,8 @@ from collections.abc import Callable
 import pytest
 
 from autograder.cases import load_week
+from autograder.check_server import run_week_warm
 from autograder.report import PASS, Report, blame_line
-from autograder.runner import run_week
 from autograder.weeks import get_week
 from autograder.workers import Limits
 
@@ -61,7 +61,7 @@ def torchlab_week(request: pytest.FixtureRequest) -> Callable[[str], WeekResults
 
     def get(week: str) -> WeekResults:
         if week not in cache:
-            cache[week] = WeekResults(run_week(get_week(week), impl, limits=limits))
+            cache[week] = WeekResults(run_week_warm(get_week(week), impl, limits=limits))
         return cache[week]
 
     return get

@@ -78,6 +78,8 @@ FRONT_DOORS = {
     "autograder/nbgrader_cell.py": {"week_report"},
     "autograder/notebook/__init__.py": {"check", "mine"},
     "autograder/notebook/joined.py": {"other_week"},
+    "autograder/differential/__init__.py": {"main"},
+    "autograder/check_server.py": {"serve"},
     "autograder/native.py": {"library_path"},
     "autograder/pinning.py": {"main"},
     "autograder/mutation.py": {"main"},

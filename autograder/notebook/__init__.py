@@ -16,6 +16,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+from autograder.check_server import run_week_warm
 from autograder.notebook.viz import (
     HTML,
     TableEntry,
@@ -25,7 +26,6 @@ from autograder.notebook.viz import (
     show_storage,
 )
 from autograder.report import Report
-from autograder.runner import run_week
 from autograder.weeks import get_week
 from autograder.workers import Limits
 
@@ -37,7 +37,7 @@ def check(
     impl = impl or os.environ.get("TORCHLAB_IMPL", "lab")
     try:
         limits = Limits(case_seconds=timeout, announce_builds=True)
-        return run_week(get_week(week), impl, list(select) or None, limits=limits)
+        return run_week_warm(get_week(week), impl, list(select) or None, limits=limits)
     except Exception as exc:  # noqa: BLE001 - a notebook cell must never stop on a check
         return Report(f"{week}", impl, problems=[f"the check could not run: {exc}"])
 
