@@ -228,10 +228,15 @@ def serve(idle_seconds: float = IDLE_SECONDS) -> int:
     key = code_key()
     path = socket_path()
     lock = (path.parent / "server.lock").open("w")
-    try:
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return 0  # another check started one a moment ago: that one answers
+    deadline = time.monotonic() + 5.0  # a stale server may still be letting go
+    while True:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                return 0  # another server is running: that one answers
+            time.sleep(0.05)
     with contextlib.suppress(FileNotFoundError):
         path.unlink()  # a server that died left it: the folder is the user's alone
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
