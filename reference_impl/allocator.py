@@ -383,7 +383,9 @@ def _parse_divisions(config: AllocatorConfig, tokens: list[str], i: int, key: st
 
     In the list form each ``MB:d`` sets the interval that starts at MB megabytes; the first
     entry also covers every interval below it, and ``>`` covers every interval after the last
-    one named.
+    one named (not that one itself: with ``[256:4,>:8]`` a 260 MiB request still gets 4
+    divisions, as AcceleratorAllocatorConfig::parseRoundUpPower2Divisions does in
+    c10/core/AllocatorConfig.cpp and an H100 measured).
     """
     ### BEGIN SOLUTION
     divs = config.roundup_power2_divisions
@@ -402,8 +404,8 @@ def _parse_divisions(config: AllocatorConfig, tokens: list[str], i: int, key: st
         i += 2
         if d != 0 and not _is_pow2(d):
             raise RuntimeError("For roundups, the divisons has to be power of 2 or 0")
-        if start == ">":
-            divs[last_index:] = [d] * (len(divs) - last_index)
+        if start == ">":  # the intervals AFTER the last one named (an H100 shows it so)
+            divs[last_index + 1 :] = [d] * (len(divs) - last_index - 1)
         else:
             mb = _int(start, key)
             if not _is_pow2(mb):

@@ -142,6 +142,7 @@ def reset_allocator() -> None:
     # on a settings call resetting roundup_power2_divisions); expandable segments off explicitly.
     torch.cuda.memory._set_allocator_settings("")
     torch.cuda.memory._set_allocator_settings("expandable_segments:False")
+    torch.empty(1, device="cuda")  # the first CUDA tensor starts the allocator and its stats
     torch.cuda.set_per_process_memory_fraction(1.0)
     torch.cuda.empty_cache()
     torch.cuda.reset_peak_memory_stats()
@@ -251,6 +252,39 @@ def trace_to_steps(trace: dict[str, Any]) -> list[dict[str, Any]]:
     return steps
 
 
+# round_size under the list form of roundup_power2_divisions: which interval ">" starts at
+# (the course's reference once had it one interval early). Inputs shared with week 4's case
+# task_4_1_divisions_after_the_last_range (autograder/weeks/week4/sizes.py).
+DIVISION_SETTINGS = [
+    "roundup_power2_divisions:[256:4,>:8]",
+    "roundup_power2_divisions:[64:8,256:2,>:1]",
+    "roundup_power2_divisions:[128:2,512:4]",
+    "roundup_power2_divisions:4",
+]
+DIVISION_SIZES = [m * 2**20 + extra for m, extra in ((100, 1), (200, 1), (260, 0), (300, 1))]
+DIVISION_SIZES += [600 * 2**20 + 1, 1100 * 2**20 + 1]
+
+
+def record_round_sizes() -> dict[str, Any]:
+    """What the allocator rounds each of DIVISION_SIZES to under each of DIVISION_SETTINGS:
+    the growth of allocated_bytes when one tensor of that many bytes is made."""
+    reset_allocator()
+    rounded: dict[str, dict[str, int]] = {}
+    for settings in DIVISION_SETTINGS:
+        torch.cuda.memory._set_allocator_settings(settings)
+        rounded[settings] = {}
+        for n in DIVISION_SIZES:
+            torch.cuda.empty_cache()
+            before = torch.cuda.memory_stats()["allocated_bytes.all.current"]
+            t = torch.empty(n, dtype=torch.uint8, device="cuda")
+            rounded[settings][str(n)] = (
+                torch.cuda.memory_stats()["allocated_bytes.all.current"] - before
+            )
+            del t
+    reset_allocator()
+    return {"name": "round_size_divisions", "rounded": rounded}
+
+
 def thin(doc: dict[str, Any], every: int) -> dict[str, Any]:
     """A recording with the records of every ``every``-th step, the last and any that raised
     (a long scenario's file shrinks ``every`` times; what is kept is unchanged)."""
@@ -318,6 +352,10 @@ def main(argv: list[str] | None = None) -> int:
         out.write_text(json.dumps(doc, indent=None, separators=(",", ":")) + "\n")
         status = doc.get("skipped") or (doc["expectation_mismatches"] or "ok")
         print(f"{out}: {status}")
+    if not args.only or "round_size_divisions" in args.only:
+        doc = record_round_sizes() | header
+        (args.out / "round_size_divisions.json").write_text(json.dumps(doc, indent=1) + "\n")
+        print(f"{args.out / 'round_size_divisions.json'}: recorded")
     print(f"done; {failures} scenario(s) differ from ported_tests.json expectations")
     return 0
 

@@ -109,14 +109,15 @@ def _pairs(text: str) -> list[tuple[str, str]]:
 
 def _divisions(value: str) -> list[int]:
     """One number for every interval, or ``[MB:d,...]``: each entry sets the interval that
-    starts at MB megabytes, the first also the ones below it, ``>`` the ones after the last."""
+    starts at MB megabytes, the first also the ones below it, ``>`` the ones after the last
+    one named."""
     if not value.startswith("["):
         return [int(value)] * 16
     divs, first, last = [0] * 16, True, 0
     for entry in value.strip("[]").split(","):
         start, _, d = entry.partition(":")
         if start == ">":
-            divs[last:] = [int(d)] * (16 - last)
+            divs[last + 1 :] = [int(d)] * (15 - last)
             continue
         index = min(int(start).bit_length() - 1, 15)
         if first:

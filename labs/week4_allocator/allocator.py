@@ -338,7 +338,9 @@ def _parse_divisions(config: AllocatorConfig, tokens: list[str], i: int, key: st
 
     In the list form each ``MB:d`` sets the interval that starts at MB megabytes; the first
     entry also covers every interval below it, and ``>`` covers every interval after the last
-    one named.
+    one named (not that one itself: with ``[256:4,>:8]`` a 260 MiB request still gets 4
+    divisions, as AcceleratorAllocatorConfig::parseRoundUpPower2Divisions does in
+    c10/core/AllocatorConfig.cpp and an H100 measured).
     """
     raise NotImplementedError("_parse_divisions (Task 4.1)")
 

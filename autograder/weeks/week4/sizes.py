@@ -49,6 +49,31 @@ def task_4_1_round_size_power2_divisions(lib: Any) -> Any:
     return out
 
 
+# Settings and sizes recorded on an H100 (scripts/record_cuda_fixtures.py: DIVISION_SETTINGS).
+DIVISION_SETTINGS = [
+    "roundup_power2_divisions:[256:4,>:8]",
+    "roundup_power2_divisions:[64:8,256:2,>:1]",
+    "roundup_power2_divisions:[128:2,512:4]",
+    "roundup_power2_divisions:4",
+]
+DIVISION_SIZES = [m * MiB + extra for m, extra in ((100, 1), (200, 1), (260, 0), (300, 1))]
+DIVISION_SIZES += [600 * MiB + 1, 1100 * MiB + 1]
+
+
+@case(W, points=2, tasks="4.1")
+def task_4_1_divisions_after_the_last_range(lib: Any) -> Any:
+    """In ``[256:4,>:8]``, ``>`` sets the ranges AFTER the last one named: a 260 MiB request
+    still gets 4 divisions (320 MiB), not 8. Truth: an H100 rounding these very requests
+    (``autograder/truth/week4_data/cuda/round_size_divisions.json``)."""
+    out = {}
+    for text in DIVISION_SETTINGS:
+        config = lib.AllocatorConfig.parse(text)
+        out[text] = {
+            str(n): attempt(lambda n=n, c=config: int(lib.round_size(n, c))) for n in DIVISION_SIZES
+        }
+    return out
+
+
 @case(W, points=1, tasks="4.1")
 def task_4_1_small_or_large(lib: Any) -> Any:
     """A request is for the small pool when its ROUNDED size is at most 1 MiB (kSmallSize)."""

@@ -32,6 +32,7 @@ TASKS: dict[str, tuple[str, ...]] = {
     "task_4_1_round_size": ("4.6",),
     "task_4_1_round_size_power2_divisions": ("4.6",),
     "task_4_1_segment_sizes": ("4.6",),
+    "task_4_1_divisions_after_the_last_range": ("4.6",),
     "random_round_sizes": ("4.6",),
     "task_4_2_first_small_request": ("4.6", "4.7"),
     "task_4_2_small_requests_share_a_segment": ("4.6", "4.7"),
