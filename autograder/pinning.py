@@ -38,7 +38,13 @@ def reference_module(w: Week) -> Any:
     path = REPO_ROOT / "reference_impl" / f"{w.module}.py"
     if not path.exists():
         raise RuntimeError(f"pinning needs the reference engine ({path}): the instructor's copy")
-    spec = importlib.util.spec_from_file_location(f"_pin_reference_{w.module}", path)
+    return import_file(path, f"_pin_reference_{w.module}")
+
+
+def import_file(path: Path, name: str) -> Any:
+    """A fresh module imported from ``path`` under ``name`` (an engine is loaded this way, so
+    that two copies of one week's module can live side by side)."""
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module

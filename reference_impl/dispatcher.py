@@ -6,11 +6,12 @@ dispatcher (aten/src/ATen/core/dispatch/Dispatcher.h). It
 1. collects the *dispatch key set* of the call: the keys of every tensor argument, plus the
    thread-local *include* set, minus the thread-local *exclude* set
    (c10/core/impl/LocalDispatchKeySet.h, DispatchKeyExtractor.h: computeDispatchKeySet);
-2. picks the key of highest priority in that set (DispatchKeySet::highestPriorityTypeId);
-3. runs the kernel the operator's *dispatch table* holds for that key
-   (OperatorEntry.cpp: computeDispatchTableEntryWithDebug). A kernel may *redispatch*: call the
-   same operator again with the keys at and above its own removed, so the next key runs
-   (Autograd -> ADInplaceOrView -> CPU).
+2. drops the keys whose entry is a fallthrough, then picks the key of highest priority left
+   (DispatchKeySet::highestPriorityTypeId);
+3. runs the kernel the operator's *dispatch table* holds for that key (a cache, filled entry
+   by entry as kernels are registered: OperatorEntry.cpp: computeDispatchTableEntryWithDebug).
+   A kernel may *redispatch*: call the same operator again with the keys at and above its own
+   removed, so the next key runs (Autograd -> ADInplaceOrView -> CPU).
 
 A key set is a bitset of *functionality* bits (Dense, Autograd, Autocast..., ordered by
 priority) and *backend* bits (CPU, CUDA, PrivateUse1, Meta): c10/core/DispatchKeySet.h.
@@ -285,6 +286,14 @@ class DispatchKeySet:
         backend bit when it is per-backend; Undefined for an empty set."""
         ### BEGIN SOLUTION
         keys = list(self)
+        top = max(self.functionality, key=functionality_keys().index, default=None)
+        if top is not None and isPerBackendFunctionalityKey(top) and not self.backends:
+            # e.g. DispatchKeySet(CPU) & DispatchKeySet(Meta): torch answers with an internal
+            # key (StartOfDenseBackends) that no kernel is ever registered to; this lab has none.
+            raise NotImplementedError(
+                f"a key set with {top.name} but no backend bit: torch returns its internal "
+                f"StartOf...Backends key here, which this lab does not model"
+            )
         return keys[-1] if keys else K.Undefined
         ### END SOLUTION
 
@@ -464,16 +473,22 @@ def inference_mode_sets(mode: bool) -> tuple[DispatchKeySet, DispatchKeySet]:
 @contextmanager
 def inference_mode(mode: bool = True) -> Iterator[None]:
     """Given: ``with inference_mode():`` sets the TLS sets of ``inference_mode_sets`` for the
-    block. Tensors made inside get no autograd keys (``tensor_key_set(device, True)``)."""
+    block. Tensors made inside get no autograd keys (``tensor_key_set(device, True)``).
+
+    It also sets grad mode to ``not mode`` (c10/core/InferenceMode.h: the constructor sets the
+    AutogradState to grad_mode=!enabled): inference mode is a stricter no_grad, and
+    ``inference_mode(False)`` turns gradients back on even inside ``no_grad``. Leaving the block
+    restores both, as the destructor does.
+    """
     tls = _local()
-    saved = tls.inference
+    saved = tls.inference, tls.grad_enabled
     included, excluded = inference_mode_sets(mode)
-    tls.inference = mode
+    tls.inference, tls.grad_enabled = mode, not mode
     try:
         with _set_tls(included, excluded):
             yield
     finally:
-        tls.inference = saved
+        tls.inference, tls.grad_enabled = saved
 
 
 def is_inference_mode_enabled() -> bool:
@@ -591,11 +606,26 @@ def getBackendKeySetFromAutograd(k: DispatchKey) -> DispatchKeySet:
 
 class OperatorEntry:
     """One operator: its schema, its kernels by key, and the table computed from them
-    (aten/src/ATen/core/dispatch/OperatorEntry.h)."""
+    (aten/src/ATen/core/dispatch/OperatorEntry.h).
+
+    The table is a cache: dispatch reads ``dispatchTable``, and an entry is recomputed only
+    when a registration touches it (``updateDispatchTable_``), exactly as torch does. The dump
+    (``_dispatch_dump_table``) computes every entry afresh, so the two can disagree.
+    """
 
     def __init__(self, name: str, schema: str, debug: str) -> None:
         self.name, self.schema, self.debug = name, schema, debug
-        self.kernels: dict[DispatchKey, KernelFunction] = {}
+        self.kernels: dict[DispatchKey, KernelFunction] = {}  # the newest kernel of each key
+        # Every kernel registered on each key, oldest first (OperatorEntry.h: kernels_). A key
+        # registered twice keeps both: the newest runs, and when its library is destroyed
+        # the one before it runs again (deregisterKernel_).
+        self.registrations: dict[DispatchKey, list[KernelFunction]] = {}
+        self.dispatchTable: dict[DispatchKey, tuple[KernelFunction | None, str]] = {}
+        # torch's NestedTensor keys, which the lab leaves out, take the math kernel too (unless
+        # there is a CompositeExplicitAutograd one), and only a CompositeImplicitAutograd
+        # registration refreshes them: the first entries to go stale (checkInvariants).
+        self.nestedTensorEntry: KernelFunction | None = None
+        self.updateDispatchTableFull_()
 
     def hasKernelForDispatchKey(self, k: DispatchKey) -> bool:
         return k in self.kernels
@@ -604,8 +634,88 @@ class OperatorEntry:
         return any(ks.has(k) for k in self.kernels if not isAliasDispatchKey(k))
 
     def lookup(self, k: DispatchKey) -> tuple[KernelFunction | None, str]:
-        """The table entry for runtime key ``k``: (kernel or None, what kind of entry)."""
-        return computeDispatchTableEntryWithDebug(DISPATCHER, self, k)
+        """Given: the entry dispatch uses for runtime key ``k`` (or Undefined): the one
+        computed when a registration last touched it (OperatorEntry.h: lookup)."""
+        return self.dispatchTable[k]
+
+    def updateDispatchTableEntry_(self, k: DispatchKey) -> None:
+        self.dispatchTable[k] = computeDispatchTableEntryWithDebug(DISPATCHER, self, k)
+
+    def updateDispatchTable_(self, k: DispatchKey) -> None:
+        """Given: after a kernel is registered on (or removed from) ``k``, recompute the entries
+        it touches, and only those (OperatorEntry.cpp: updateDispatchTable_): ``k``'s runtime
+        keys; Undefined for a composite; and, for a backend key, its autograd key (Note
+        [Refresh Runtime Autograd entries in dispatchTable_]).
+
+        Not refreshed: the autograd keys when CompositeExplicitAutograd changes, although their
+        CompositeImplicitAutograd entry depends on it (step 3 of
+        computeDispatchTableEntryWithDebug). So CompositeImplicitAutograd then
+        CompositeExplicitAutograd leaves every autograd key running the math kernel.
+        """
+        for r in getRuntimeDispatchKeySet(k) if isAliasDispatchKey(k) else [k]:
+            self.updateDispatchTableEntry_(r)
+        if k in (K.CompositeImplicitAutograd, K.CompositeExplicitAutograd):
+            self.updateDispatchTableEntry_(K.Undefined)
+        if k in BACKEND_KEYS:
+            self.updateDispatchTableEntry_(AUTOGRAD_KEYS[BACKEND_KEYS.index(k)])
+        if k == K.CompositeImplicitAutograd:
+            self.nestedTensorEntry = _nested_tensor_entry(self)
+
+    def updateDispatchTableFull_(self) -> None:
+        """Given: compute every entry (a new operator: OperatorEntry.cpp)."""
+        for k in (K.Undefined, *BACKEND_KEYS, *AUTOGRAD_KEYS, *_NON_BACKEND_RUNTIME_KEYS):
+            self.updateDispatchTableEntry_(k)
+        self.nestedTensorEntry = _nested_tensor_entry(self)
+
+    def registerKernel(self, k: DispatchKey, kernel: KernelFunction) -> None:
+        """Given: ``kernel`` is now ``k``'s newest kernel (the one that runs): keep it in the
+        registrations, so ``_destroy`` can bring back the one before, and refresh the table
+        entries it touches (OperatorEntry.cpp: registerKernel)."""
+        self.kernels[k] = kernel
+        self.registrations.setdefault(k, []).append(kernel)
+        self.updateDispatchTable_(k)
+
+    def deregisterKernel(self, k: DispatchKey, kernel: KernelFunction) -> None:
+        """Given: drop one registration of ``k``; the newest one left (if any) runs again."""
+        stack = self.registrations.get(k, [])
+        if kernel in stack:
+            stack.remove(kernel)
+        if stack:
+            self.kernels[k] = stack[-1]
+        else:
+            self.kernels.pop(k, None)
+            self.registrations.pop(k, None)
+        self.updateDispatchTable_(k)
+
+    def checkInvariants(self) -> bool:
+        """Given: does every cached entry run the same function a fresh computation would?
+        (OperatorEntry.cpp: checkInvariants, which torch runs before reporting a missing
+        kernel, and which stops on an internal assert when the cache has gone stale.)"""
+        for k in (*BACKEND_KEYS, *AUTOGRAD_KEYS, *_NON_BACKEND_RUNTIME_KEYS):
+            fresh = computeDispatchTableEntryWithDebug(DISPATCHER, self, k)[0]
+            if not _same_function(fresh, self.dispatchTable[k][0]):
+                return False
+        return _same_function(_nested_tensor_entry(self), self.nestedTensorEntry)
+
+
+def _nested_tensor_entry(op: OperatorEntry) -> KernelFunction | None:
+    """Given: what torch computes for its NestedTensor keys (step 3 with no backend kernel):
+    the math kernel unless a CompositeExplicitAutograd kernel exists, else nothing."""
+    if K.CompositeExplicitAutograd in op.kernels:
+        return None
+    return op.kernels.get(K.CompositeImplicitAutograd)
+
+
+def _same_function(a: KernelFunction | None, b: KernelFunction | None) -> bool:
+    """Given: KernelFunction::_equalsBoxedAndUnboxed compares function POINTERS: every Python
+    kernel is one PythonKernelHolder function, every fallthrough is fallthrough_kernel."""
+    if a is None or b is None:
+        return a is b
+    if a.fallthrough or b.fallthrough:
+        return a.fallthrough == b.fallthrough
+    if a.debug == b.debug == "registered":
+        return True
+    return a.fn is b.fn
 
 
 def computeDispatchTableEntryWithDebug(
@@ -622,15 +732,20 @@ def computeDispatchTableEntryWithDebug(
     4. an Autograd kernel, if ``k`` is an autograd key: "autograd kernel";
     5. the dispatcher's backend fallback for ``k``: "backend fallback";
     6. nothing: (None, "missing").
+
+    ``k`` may also be Undefined: the key of a call with no key left (no tensor argument, or
+    every key a fallthrough). Steps 2 and 3 serve it too (Note [Undefined in dispatchTable_]):
+    a composite kernel needs no tensor to run, so ``f(int n)`` with only a
+    CompositeExplicitAutograd or CompositeImplicitAutograd kernel runs that kernel.
     """
     ### BEGIN SOLUTION
     if k in op.kernels:
         return op.kernels[k], "kernel"
     cea = op.kernels.get(K.CompositeExplicitAutograd)
-    if cea is not None and isIncludedInAlias(k, K.CompositeExplicitAutograd):
+    if cea is not None and (k == K.Undefined or isIncludedInAlias(k, K.CompositeExplicitAutograd)):
         return cea, "default backend kernel"
     cia = op.kernels.get(K.CompositeImplicitAutograd)
-    if cia is not None and isIncludedInAlias(k, K.CompositeImplicitAutograd):
+    if cia is not None and (k == K.Undefined or isIncludedInAlias(k, K.CompositeImplicitAutograd)):
         has_backend_kernel = op.hasKernelForAnyDispatchKey(
             getBackendKeySetFromAutograd(k)
         ) or op.hasKernelForDispatchKey(K.CompositeExplicitAutograd)
@@ -664,6 +779,17 @@ class Dispatcher:
                 f"Tried to register multiple backend fallbacks for the same dispatch key {k.name}"
             )
         self.backend_fallbacks[k] = kernel
+        self._updateFallback(k)
+
+    def deregisterFallback(self, k: DispatchKey) -> None:
+        self.backend_fallbacks.pop(k, None)
+        self._updateFallback(k)
+
+    def _updateFallback(self, k: DispatchKey) -> None:
+        """Refresh every operator's entries for ``k`` (OperatorEntry.cpp: updateFallback calls
+        updateDispatchTable_, so a fallback on a backend key refreshes its autograd key too)."""
+        for op in self.operators.values():
+            op.updateDispatchTable_(k)
 
 
 DISPATCHER = Dispatcher()
@@ -691,6 +817,23 @@ def _check_no_meta_over_composite(name: str, dispatch_key: str | DispatchKey) ->
         )
 
 
+def _check_fallback(ns: str, dispatch_key: str | DispatchKey) -> None:
+    """Given: what torch/library.py checks before ``fallback``, and what the lab leaves out."""
+    if ns != "_":
+        raise RuntimeError(
+            "Fallback can only be registered using library fragment on the global namespace "
+            f'"_" but it is {ns}'
+        )
+    if dispatch_key == "":
+        raise AssertionError("dispatch_key must not be empty for fallback")
+    if isAliasDispatchKey(_parse_key(dispatch_key)):
+        raise NotImplementedError(
+            f"a fallback on the alias {dispatch_key}: torch registers it on every runtime key "
+            "the alias stands for, its many backends included, and stops at the first that "
+            "already has one (Library.cpp: _fallback). The lab does not model that."
+        )
+
+
 class Library:
     """``torch.library.Library(ns, kind)``: registrations in namespace ``ns``.
 
@@ -703,7 +846,7 @@ class Library:
             raise ValueError(f"Unsupported kind: {kind}")
         self.ns, self.kind = ns, kind
         self._defs: list[str] = []
-        self._impls: list[tuple[str, DispatchKey]] = []
+        self._impls: list[tuple[str, DispatchKey, KernelFunction]] = []
         self._fallbacks: list[DispatchKey] = []
 
     def _qualified(self, name: str) -> str:
@@ -732,16 +875,19 @@ class Library:
     ) -> None:
         """Task 2.3: register ``fn`` as the kernel of ``op_name`` for ``dispatch_key`` (a key or
         an alias; "" means CompositeImplicitAutograd). ``fallthrough_kernel`` makes the key a
-        fallthrough."""
+        fallthrough.
+
+        Hand the kernel to the operator's ``registerKernel`` (given): it becomes the key's
+        newest kernel and the table entries the key touches are computed again (the table is
+        a cache). Remember (operator name, key, kernel) so that ``_destroy`` can undo it."""
         _check_no_meta_over_composite(self._qualified(op_name), dispatch_key)
         ### BEGIN SOLUTION
         key = _parse_key(dispatch_key)
         op = DISPATCHER.findSchemaOrThrow(self._qualified(op_name))
         fallthrough = fn is fallthrough_kernel
-        op.kernels[key] = KernelFunction(
-            None if fallthrough else fn, "registered", with_keyset, fallthrough
-        )
-        self._impls.append((op.name, key))
+        kernel = KernelFunction(None if fallthrough else fn, "registered", with_keyset, fallthrough)
+        op.registerKernel(key, kernel)
+        self._impls.append((op.name, key, kernel))
         ### END SOLUTION
 
     def fallback(
@@ -751,6 +897,7 @@ class Library:
         operator (Dispatcher.cpp: registerFallback). A boxed kernel: it is called as
         ``fn(op, *args)`` (``fn(keyset, op, *args)`` with ``with_keyset``): the operator and
         its whole argument stack, whatever the operator's signature."""
+        _check_fallback(self.ns, dispatch_key)
         ### BEGIN SOLUTION
         key = _parse_key(dispatch_key)
         fallthrough = fn is fallthrough_kernel
@@ -761,15 +908,25 @@ class Library:
         ### END SOLUTION
 
     def _destroy(self) -> None:
-        """Given: undo every registration this library made."""
-        for name, key in self._impls:
+        """Given: undo every registration this library made, one at a time (each refreshes the
+        table entries it touches). Every one is undone even if a refresh raises (a task not
+        written yet), so nothing is left behind for the next caller; then the error is raised."""
+        undo: list[Callable[[], None]] = []
+        for name, key, kernel in self._impls:
             if name in DISPATCHER.operators:
-                DISPATCHER.operators[name].kernels.pop(key, None)
-        for name in self._defs:
-            DISPATCHER.operators.pop(name, None)
-        for key in self._fallbacks:
-            DISPATCHER.backend_fallbacks.pop(key, None)
+                entry = DISPATCHER.operators[name]
+                undo.append(lambda e=entry, k=key, f=kernel: e.deregisterKernel(k, f))
+        undo += [lambda n=name: DISPATCHER.operators.pop(n, None) for name in self._defs]
+        undo += [lambda k=key: DISPATCHER.deregisterFallback(k) for key in self._fallbacks]
         self._defs, self._impls, self._fallbacks = [], [], []
+        failed: Exception | None = None
+        for step in undo:
+            try:
+                step()
+            except Exception as exc:  # noqa: BLE001 - re-raised once everything is undone
+                failed = failed or exc
+        if failed is not None:
+            raise failed
 
 
 # === Given: the backend fallbacks torch registers at start-up ====================================
@@ -778,7 +935,8 @@ class Library:
 def _register_torch_fallbacks() -> None:
     """What torch's own C++ registers (see ``_dispatch_dump_table`` of any operator):
     fallthroughs for BackendSelect, ADInplaceOrView and the Autocast keys, the autograd
-    fallback (VariableFallbackKernel.cpp), the meta fallback, and Python's."""
+    fallback (VariableFallbackKernel.cpp), the meta fallback, and the Python, Functionalize and
+    PythonTLSSnapshot fallbacks."""
 
     def passthrough(below: Callable[[DispatchKeySet], DispatchKeySet]) -> Callable:
         def kernel(ks: DispatchKeySet, op: OperatorHandle, *args: Any) -> Any:
@@ -792,16 +950,49 @@ def _register_torch_fallbacks() -> None:
             "fake impl or Meta kernel registered."
         )
 
+    def python_fallback(ks: DispatchKeySet, op: OperatorHandle, *args: Any) -> Any:
+        # PythonFallbackKernel.cpp: pythonFallback hands the call to the PyInterpreter of its
+        # first tensor argument; a plain tensor has no __torch_dispatch__ of its own, so the
+        # call goes on below Python: a redispatch to the keys under it (BackendSelect, Dense),
+        # with Python out of the include set and every key above Python excluded meanwhile
+        # (measured on torch 2.13: a call made from there skips autograd).
+        if not _tensor_args(args):
+            raise NotImplementedError(
+                f"{op.name}: the Python fallback found no argument with a PyInterpreter (no "
+                "tensor argument); torch 2.13 stops on an internal assert "
+                "(PythonFallbackKernel.cpp: pythonFallback). The lab does not model that."
+            )
+        funcs = functionality_keys()
+        above = DispatchKeySet._of(frozenset(funcs[funcs.index(K.Python) + 1 :]), frozenset())
+        tls = _local()
+        with _set_tls(tls.included.remove(K.Python), tls.excluded | above):
+            return op.redispatch(ks & _AfterKeyset(K.Python), *args)
+
+    def functionalize_fallback(op: OperatorHandle, *args: Any) -> Any:
+        # FunctionalizeFallbackKernel.cpp: functionalizeFallback unwraps functional tensors
+        # (the lab has none) and CALLS the operator again with Functionalize excluded: a new
+        # call, key set recomputed from the tensors, so the kernels above it run again.
+        if not _tensor_args(args):
+            raise NotImplementedError(
+                f"{op.name}: with no tensor argument torch's Functionalize fallback wraps the "
+                "result in a FunctionalTensorWrapper; the lab has no functional tensors."
+            )
+        with _ExcludeDispatchKeyGuard(DispatchKeySet(K.Functionalize)):
+            return call(op, *args)
+
     def add(key: DispatchKey, fn: Callable | None, with_keyset: bool = False) -> None:
         kernel = KernelFunction(fn, "torch", with_keyset, fallthrough=fn is None)
         DISPATCHER.backend_fallbacks[key] = kernel
 
     for key in (K.BackendSelect, K.ADInplaceOrView, K.AutocastCPU, K.AutocastCUDA):
         add(key, None)
-    for key in AUTOGRAD_KEYS:
-        add(key, passthrough(lambda ks: ks & _after_autograd_keyset), with_keyset=True)
-    for key in (K.Python, K.Functionalize, K.PythonTLSSnapshot):
-        add(key, passthrough(lambda ks, key=key: ks.remove(key)), with_keyset=True)
+    autograd_fallback = passthrough(lambda ks: ks & _after_autograd_keyset)
+    for key in AUTOGRAD_KEYS:  # one function on every backend, as in torch
+        add(key, autograd_fallback, with_keyset=True)
+    add(K.Python, python_fallback, with_keyset=True)
+    add(K.Functionalize, functionalize_fallback)
+    snapshot_fallback = passthrough(lambda ks: ks.remove(K.PythonTLSSnapshot))
+    add(K.PythonTLSSnapshot, snapshot_fallback, with_keyset=True)
     add(K.Meta, meta_fallback)
 
 
@@ -810,8 +1001,10 @@ def _dispatch_dump_table(name: str) -> str:
     ``Key: [fallthrough ]registered at <where> [kind]``."""
     op = DISPATCHER.findSchemaOrThrow(name)
     lines = []
-    for k in priority_order([*BACKEND_KEYS, *_NON_BACKEND_RUNTIME_KEYS, *AUTOGRAD_KEYS]):
-        kernel, kind = op.lookup(k)
+    keys = priority_order([*BACKEND_KEYS, *_NON_BACKEND_RUNTIME_KEYS, *AUTOGRAD_KEYS])
+    for k in [K.Undefined, *keys]:
+        # computed afresh, as torch's dumpComputedTable does: not the cache dispatch reads
+        kernel, kind = computeDispatchTableEntryWithDebug(DISPATCHER, op, k)
         if kernel is None:
             continue
         through = "fallthrough " if kernel.fallthrough else ""
@@ -887,11 +1080,28 @@ def computeDispatchKeySet(args: tuple) -> DispatchKeySet:
     ### END SOLUTION
 
 
+def _highest_backend(ks: DispatchKeySet) -> DispatchKey | None:
+    """Given: the highest backend bit of ``ks``, named by its Dense key; None if it has none
+    (DispatchKeySet.h: highestBackendKey)."""
+    held = [b for b in backend_components() if b in ks.backends]
+    return held[-1] if held else None
+
+
 def _without_fallthroughs(op: OperatorHandle, ks: DispatchKeySet) -> DispatchKeySet:
-    """Task 2.4: ``ks`` less every key whose table entry is a fallthrough
-    (DispatchKeyExtractor: nonFallthroughKeys_). Those keys are skipped without a call."""
+    """Task 2.4: ``ks`` less every key whose table entry is a fallthrough, for the backend the
+    call runs on. Those keys are skipped without a call.
+
+    DispatchKeyExtractor.h: getDispatchKeySetBoxed masks the call's set with
+    nonFallthroughKeysPerBackend_[i], i the set's highest backend bit: removing a key removes
+    its functionality bit for every backend, so which backend's entry decides matters. A
+    fallthrough on AutogradCPU skips autograd in a call that runs on CPU; a call with a cpu and
+    a meta tensor runs on Meta, and AutogradMeta's entry decides.
+    """
     ### BEGIN SOLUTION
+    backend = _highest_backend(ks)
     for k in list(ks):
+        if toBackendComponent(k) not in (None, backend):
+            continue  # another backend's entry: not part of this call's mask
         kernel, _ = op.entry.lookup(k)
         if kernel is not None and kernel.fallthrough:
             ks = ks.remove(k)
@@ -900,6 +1110,14 @@ def _without_fallthroughs(op: OperatorHandle, ks: DispatchKeySet) -> DispatchKey
 
 
 def _report_error(op: OperatorHandle, ks: DispatchKeySet) -> NotImplementedError:
+    if not op.entry.checkInvariants():  # OperatorEntry.cpp: reportError checks them first
+        return NotImplementedError(
+            f"{op.name}: before reporting a missing kernel torch checks its cached dispatch "
+            "table against a fresh computation (OperatorEntry.cpp: checkInvariants); this "
+            "table has gone stale (a CompositeExplicitAutograd kernel came or went after the "
+            "CompositeImplicitAutograd one), so torch 2.13 stops on an internal assert. The "
+            "lab does not model that."
+        )
     k = ks.highestPriorityTypeId()
     if k == K.Undefined:
         return NotImplementedError(
@@ -911,16 +1129,32 @@ def _report_error(op: OperatorHandle, ks: DispatchKeySet) -> NotImplementedError
     )
 
 
+def _fallthrough_reached(op: OperatorHandle, k: DispatchKey) -> NotImplementedError:
+    """Given: the lab's refusal where torch runs fallthrough_kernel itself."""
+    return NotImplementedError(
+        f"{op.name}: dispatch reached the fallthrough entry of {k.name}. Only a call skips "
+        "fallthroughs (it masks them out of its key set); redispatch looks its key set up as "
+        "given, and torch 2.13 then runs fallthrough_kernel, which stops on an internal assert "
+        "(aten/src/ATen/core/boxing/KernelFunction.cpp). The lab does not model that."
+    )
+
+
 def redispatch(op: OperatorHandle, ks: DispatchKeySet, *args: Any) -> Any:
-    """Task 2.4: run the kernel for the highest key of ``ks`` (fallthroughs skipped), passing
-    ``ks`` to a ``with_keyset`` kernel and the operator to a fallback (Dispatcher.h:
-    redispatch). A missing entry raises NotImplementedError naming the operator and the key."""
+    """Task 2.4: run the kernel for the highest key of ``ks``, passing ``ks`` to a
+    ``with_keyset`` kernel and the operator to a fallback. A missing entry raises
+    NotImplementedError naming the operator and the key.
+
+    Dispatcher.h: redispatch looks ``ks`` up AS GIVEN: nothing is masked, and the kernel is
+    handed ``ks`` unchanged, fallthrough keys and all. (If the highest key's entry is a
+    fallthrough, torch stops on an internal assert: refuse with ``_fallthrough_reached``.)
+    """
     ### BEGIN SOLUTION
-    ks = _without_fallthroughs(op, ks)
     k = ks.highestPriorityTypeId()
     kernel, kind = op.entry.lookup(k)
     if kernel is None:
         raise _report_error(op, ks)
+    if kernel.fallthrough:
+        raise _fallthrough_reached(op, k)
     if kind == "backend fallback":  # a boxed fallback also gets the operator it serves
         return kernel.fn(ks, op, *args) if kernel.with_keyset else kernel.fn(op, *args)
     return kernel.call(ks, *args)
@@ -928,10 +1162,12 @@ def redispatch(op: OperatorHandle, ks: DispatchKeySet, *args: Any) -> Any:
 
 
 def call(op: OperatorHandle, *args: Any) -> Any:
-    """Task 2.4: an unboxed call: compute the call's key set, then dispatch on it
-    (Dispatcher.h: Dispatcher::call)."""
+    """Task 2.4: an unboxed call: compute the call's key set, mask the fallthroughs out of it,
+    then dispatch on what is left (Dispatcher.h: Dispatcher::call gets its set from
+    DispatchKeyExtractor::getDispatchKeySetUnboxed, which does both)."""
     ### BEGIN SOLUTION
-    return redispatch(op, computeDispatchKeySet(args), *args)
+    ks = computeDispatchKeySet(args)
+    return redispatch(op, _without_fallthroughs(op, ks), *args)
     ### END SOLUTION
 
 

@@ -183,8 +183,8 @@ WEEK2_MUTANTS: list[Mutant] = [
     _m(
         "2.3",
         "fallthrough_kernel registered as an ordinary kernel",
-        "        fallthrough = fn is fallthrough_kernel\n        op.kernels[key]",
-        "        fallthrough = False\n        op.kernels[key]",
+        "        fallthrough = fn is fallthrough_kernel\n        kernel = KernelFunction(",
+        "        fallthrough = False\n        kernel = KernelFunction(",
         "a kernel is a kernel",
     ),
     _m(
@@ -220,9 +220,9 @@ WEEK2_MUTANTS: list[Mutant] = [
     _m(
         "2.4",
         "redispatch does not exclude the current key",
-        "    ks = _without_fallthroughs(op, ks)\n    k = ks.highestPriorityTypeId()",
-        "    ks = _without_fallthroughs(op, computeDispatchKeySet(args) | ks)\n"
-        "    k = ks.highestPriorityTypeId()",
+        "    k = ks.highestPriorityTypeId()\n    kernel, kind = op.entry.lookup(k)",
+        "    ks = computeDispatchKeySet(args) | ks\n"
+        "    k = ks.highestPriorityTypeId()\n    kernel, kind = op.entry.lookup(k)",
         "redispatch recomputes the keys from the tensors",
     ),
     _m(

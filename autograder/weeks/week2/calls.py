@@ -9,26 +9,26 @@ call ran, compared with the chain real torch runs for the same registrations.
 from __future__ import annotations
 
 from autograder import case
-from autograder.weeks.week2.common import W, guard, keyset, library, names
+from autograder.weeks.week2.common import W, guard, key, keyset, library, names, parse_table
 
 T = ("2.1", "2.2", "2.3", "2.4")
 LEAVES = ("CPU", "Meta", "CompositeImplicitAutograd", "CompositeExplicitAutograd", "Python")
 
 
-def _chain_op(lib, m, ns, kernels, log):
-    """Define ``ns::f(Tensor x) -> Tensor`` with one recording kernel per entry of ``kernels``
+def _chain_op(lib, m, ns, kernels, log, schema="f(Tensor x) -> Tensor"):
+    """Define ``ns::f`` (``schema``) with one recording kernel per entry of ``kernels``
     ("fallthrough:KEY" registers ``fallthrough_kernel`` on KEY)."""
-    m.define("f(Tensor x) -> Tensor")
+    m.define(schema)
 
     def op():
         return getattr(lib.ops, ns).f.default
 
     def record(k, below):
-        def kernel(ks, x):
+        def kernel(ks, *args):
             log.append([k, names(ks)])
             if below is None:
-                return x
-            return op().redispatch(ks & below, x)
+                return args[0]
+            return op().redispatch(ks & below, *args)
 
         return kernel
 
@@ -44,7 +44,7 @@ def _chain_op(lib, m, ns, kernels, log):
     return op
 
 
-def chains(lib, ns, kernels, scenes):
+def chains(lib, ns, kernels, scenes, schema="f(Tensor x) -> Tensor"):
     """Register the kernels, then run each scene ``scene(f, lib) -> tensor args`` and record
     the chain of kernels the call ran (or the error)."""
 
@@ -52,7 +52,7 @@ def chains(lib, ns, kernels, scenes):
         out = {}
         with library(lib, ns) as m:
             log = []
-            op = _chain_op(lib, m, ns, kernels, log)
+            op = _chain_op(lib, m, ns, kernels, log, schema)
             for name, scene in scenes.items():
                 log.clear()
                 try:
@@ -293,3 +293,210 @@ def call_boxed_fallback(lib):
         return out
 
     return {"keys": _first(lib), "boxed": guard(run)}
+
+
+@case(W, points=2, tasks=T)
+def call_composite_without_tensor_arguments(lib):
+    """A call with no tensor argument has no key left (BackendSelect and ADInplaceOrView are
+    fallthroughs), so it dispatches on Undefined. That entry is the CompositeExplicitAutograd
+    or CompositeImplicitAutograd kernel (OperatorEntry.cpp: Note [Undefined in
+    dispatchTable_]): a composite needs no tensor to run. A backend kernel alone cannot serve
+    it."""
+    ns = "lab2_call_undefined"
+
+    def one(key):
+        def run():
+            log = []
+            with library(lib, ns) as m:
+                m.define("h(int n) -> Tensor")
+
+                def kernel(ks, n):
+                    log.append([key, names(ks)])
+                    return lib.empty(n)
+
+                m.impl("h", kernel, key, with_keyset=True)
+                t = getattr(lib.ops, ns).h(2)
+                return {"ran": log, "result keys": names(lib._C._dispatch_keys(t))}
+
+        return guard(run)
+
+    keys = ("CompositeExplicitAutograd", "CompositeImplicitAutograd", "CPU")
+    return {"keys": _first(lib), **{f"h(2), {k} kernel only": one(k) for k in keys}}
+
+
+@case(W, points=2, tasks=T)
+def call_redispatch_keeps_fallthrough_keys(lib):
+    """A call masks the keys whose entry is a fallthrough out of its key set before it
+    dispatches; ``redispatch`` does not (Dispatcher.h: it looks the set up as given). So the
+    AutogradCPU kernel reached by a redispatch sees torch's fallthroughs BackendSelect and
+    ADInplaceOrView in its key set, and the same kernel reached by a call does not."""
+    everything = ("AutogradCPU", "ADInplaceOrView", "BackendSelect", "CPU")
+    scenes = {
+        "f(x)": lambda f: f(lib.empty(2)),
+        "f.redispatch(AutogradCPU | ADInplaceOrView | BackendSelect | CPU, x)": lambda f: (
+            f.redispatch(keyset(lib, *everything), lib.empty(2))
+        ),
+    }
+
+    def run():
+        log, out = [], {}
+        with library(lib, "lab2_call_unmasked") as m:
+            op = _chain_op(lib, m, "lab2_call_unmasked", [], log)
+
+            def autograd(ks, x):
+                log.append(["AutogradCPU", names(ks)])
+                return x
+
+            m.impl("f", autograd, "AutogradCPU", with_keyset=True)
+            for name, scene in scenes.items():
+                log.clear()
+                scene(op())
+                out[name] = list(log)
+        return out
+
+    return {"keys": _first(lib), "chains": guard(run)}
+
+
+@case(W, points=2, tasks=T)
+def call_fallthrough_mask_follows_the_backend(lib):
+    """A fallthrough on AutogradCPU skips autograd in a call that runs on CPU. A call with a
+    cpu and a meta tensor runs on Meta, its highest backend bit, and the mask is Meta's
+    (DispatchKeyExtractor.h: nonFallthroughKeysPerBackend_): AutogradMeta has a kernel, so
+    autograd stays in the set, AutogradCPU with it."""
+    kernels = ["fallthrough:AutogradCPU", "AutogradMeta", "CPU", "Meta"]
+    cpu, meta = (lambda: lib.empty(2)), (lambda: lib.empty(2, device="meta"))
+    scenes = {
+        "f(cpu, cpu)": lambda f: f(cpu(), cpu()),
+        "f(meta, meta)": lambda f: f(meta(), meta()),
+        "f(cpu, meta)": lambda f: f(cpu(), meta()),
+    }
+    schema = "f(Tensor x, Tensor y) -> Tensor"
+    return {
+        "keys": _first(lib),
+        "chains": chains(lib, "lab2_call_perbackend", kernels, scenes, schema),
+    }
+
+
+@case(W, points=2, tasks=T)
+def call_functionalize_fallback_calls_again(lib):
+    """torch's Functionalize fallback does not pass the call down: it CALLS the operator again
+    with Functionalize excluded (FunctionalizeFallbackKernel.cpp: functionalizeFallback). The
+    key set is computed afresh from the tensor, so autograd runs a second time."""
+
+    def including_functionalize(f):
+        with lib._C._IncludeDispatchKeyGuard(key(lib, "Functionalize")):
+            return f(lib.empty(2))
+
+    scenes = {"f(x), Functionalize included": including_functionalize}
+    return {"keys": _first(lib), "chains": chains(lib, "lab2_call_func", FULL, scenes)}
+
+
+@case(W, points=2, tasks=T)
+def call_python_fallback_goes_below_python(lib):
+    """With plain tensors torch's Python fallback redispatches to the keys below Python, with
+    Python out of the include set and every key above Python excluded while it runs
+    (PythonFallbackKernel.cpp): the CPU kernel sees those thread-local sets."""
+    ns = "lab2_call_python"
+
+    def tls():
+        return {
+            "include": names(lib._C._dispatch_tls_local_include_set()),
+            "exclude": names(lib._C._dispatch_tls_local_exclude_set()),
+        }
+
+    def run():
+        log = []
+        with library(lib, ns) as m:
+            op = _chain_op(lib, m, ns, ["Autograd", "ADInplaceOrView"], log)
+
+            def cpu(ks, x):
+                log.append(["CPU", names(ks), tls()])
+                return x
+
+            m.impl("f", cpu, "CPU", with_keyset=True)
+            x = lib.empty(2)  # made outside: torch.empty itself would meet the Python key
+            with lib._C._IncludeDispatchKeyGuard(key(lib, "Python")):
+                op()(x)
+                inside = tls()
+        return {"ran": log, "TLS after the call": inside}
+
+    return {"keys": _first(lib), "Python included": guard(run)}
+
+
+@case(W, points=2, tasks=T)
+def call_destroy_brings_back_the_older_kernel(lib):
+    """Registering a second kernel on a key overrides the first, which is kept: when the
+    library of the newer one is destroyed, the older one runs again (OperatorEntry: kernels_
+    holds every registration of a key, newest first)."""
+    ns = "lab2_call_override"
+
+    def run():
+        log, out = [], {}
+        with library(lib, ns) as m:
+            m.define("f(Tensor x) -> Tensor")
+
+            def kernel(name):
+                def fn(x):
+                    log.append(name)
+                    return x
+
+                return fn
+
+            def called():
+                log.clear()
+                getattr(lib.ops, ns).f(lib.empty(2))
+                return list(log)
+
+            m.impl("f", kernel("main's CPU kernel"), "CPU")
+            out["main"] = called()
+            fragment = lib.library.Library(ns, "FRAGMENT")
+            fragment.impl("f", kernel("the fragment's CPU kernel"), "CPU")
+            out["fragment registered"] = called()
+            fragment._destroy()
+            out["fragment destroyed"] = called()
+        return out
+
+    return {"keys": _first(lib), "override": guard(run)}
+
+
+@case(W, points=3, tasks=T)
+def call_table_entries_refresh_only_when_touched(lib):
+    """Dispatch reads a table computed when kernels are registered, and a registration
+    recomputes only the entries it touches (OperatorEntry.cpp: updateDispatchTable_). A
+    CompositeExplicitAutograd kernel refreshes the backend keys, not the autograd keys: after
+    a CompositeImplicitAutograd kernel, the autograd keys keep running the math kernel,
+    although the dump (computed afresh) says "backend fallback". In the other order they do
+    not. A CPU fallback refreshes CPU and AutogradCPU, and only those."""
+
+    def scenario(ns, keys, fallback):
+        def run():
+            log, out = [], {}
+            with library(lib, ns) as m:
+                m.define("f(Tensor x) -> Tensor")
+                for k in keys:
+
+                    def fn(ks, x, k=k):
+                        log.append([k, names(ks)])
+                        return x
+
+                    m.impl("f", fn, k, with_keyset=True)
+                with library(lib, "_", "IMPL") as fallbacks:
+                    if fallback:
+                        fallbacks.fallback(lambda op, *args: args[0], "CPU")
+                    for device in ("cpu", "meta"):
+                        log.clear()
+                        getattr(lib.ops, ns).f(lib.empty(2, device=device))
+                        out[f"f({device} tensor) ran"] = list(log)
+                    dump = parse_table(lib._C._dispatch_dump_table(f"{ns}::f"))
+                out["dump says"] = {k: dump[k] for k in ("AutogradCPU", "AutogradMeta")}
+            return out
+
+        return guard(run)
+
+    cia, cea = "CompositeImplicitAutograd", "CompositeExplicitAutograd"
+    return {
+        "keys": _first(lib),
+        "implicit, then explicit": scenario("lab2_call_stale1", [cia, cea], False),
+        "explicit, then implicit": scenario("lab2_call_stale2", [cea, cia], False),
+        "implicit, explicit, then a CPU fallback": scenario("lab2_call_stale3", [cia, cea], True),
+    }

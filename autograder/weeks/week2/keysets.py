@@ -322,3 +322,30 @@ def random_keyset_programs(lib, example):
         return out
 
     return guard(run)
+
+
+@case(W, points=2, tasks=("2.1", "2.2"))
+def tls_inference_mode_turns_grad_off(lib):
+    """``inference_mode()`` is a stricter ``no_grad``: inside, ``is_grad_enabled()`` is False
+    (c10/core/InferenceMode.h sets grad mode to ``not mode``); ``inference_mode(False)`` turns
+    it back on, even inside ``no_grad``; leaving either block restores it."""
+
+    def grad():
+        return [bool(lib.is_grad_enabled()), bool(lib.is_inference_mode_enabled())]
+
+    def scene():
+        out = {"outside": grad()}
+        with lib.inference_mode():
+            out["inference_mode()"] = grad()
+            with lib.inference_mode(False):
+                out["inference_mode(False) inside it"] = grad()
+            out["back in inference_mode()"] = grad()
+        with lib.no_grad():
+            out["no_grad()"] = grad()
+            with lib.inference_mode(False):
+                out["inference_mode(False) inside no_grad()"] = grad()
+            out["back in no_grad()"] = grad()
+        out["after"] = grad()
+        return out
+
+    return {"default": guard(lambda: _tls(lib)), "[is_grad_enabled, inference]": guard(scene)}

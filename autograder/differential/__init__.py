@@ -1,0 +1,120 @@
+"""Differential programs: random programs over what a week's reference models, run on torch and
+on the reference, and every observation compared.
+
+A week's generator module (``autograder/differential/<week>.py``) defines
+
+- ``generate(rng: random.Random) -> Any``: one random program as plain data (JSON-able), drawn
+  only from what the reference models (what it documents as unsupported stays out; what torch
+  itself gets wrong or crashes on is listed in the module's ``EXCLUDED`` with the reason);
+- ``execute(lib: Any, program: Any) -> Observation``: run it with ``lib`` (``torch`` through
+  ``autograder.oracle.torch_lib``, or the engine under test) and return what a learner could
+  observe, as plain data; an error is an observation (``autograder.observe.raised``);
+- ``describe(program: Any) -> str``: the program as a few lines of Python a learner can read.
+
+``run(week, n, seed)`` draws program ``i`` from ``random.Random(f"{seed}:{i}")``, so a
+difference is reproduced from its seed and index alone. An engine may refuse what it does not
+model (NotImplementedError naming what torch does): that is counted apart from a different
+answer, which is never acceptable. The test suite runs a small number
+of programs per week (``tests/test_differential.py``); an instructor runs more with
+
+    python -m autograder.differential week2 --n 20000 [--seed 0] [--impl PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import random
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from autograder.judge import NOT_IMPLEMENTED, PASS, judge
+from autograder.weeks import Week, get_week
+
+# The weeks with a generator: autograder/differential/<week>.py.
+WEEKS_WITH_GENERATORS = tuple(sorted(p.stem for p in Path(__file__).parent.glob("week*.py")))
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One program on which the engine and torch disagree: a different answer, or (``refused``)
+    the engine's NotImplementedError where torch answers."""
+
+    week: str
+    seed: int
+    index: int
+    program: str  # describe(program)
+    message: str  # the judge's first difference, torch's answer first
+    refused: bool = False
+
+    def __str__(self) -> str:
+        return f"{self.week} seed {self.seed} program {self.index}: {self.message}\n" + "\n".join(
+            "    " + line for line in self.program.splitlines()
+        )
+
+
+def generator(week: Week) -> Any:
+    return importlib.import_module(f"autograder.differential.{week.name}")
+
+
+def load_engine(week: Week, impl: str | None = None) -> Any:
+    """The engine to compare: the reference (instructor's copy), or the module at ``impl``."""
+    from autograder.pinning import REPO_ROOT, import_file
+
+    path = Path(impl) if impl else REPO_ROOT / "reference_impl"
+    if path.is_dir():
+        path = path / f"{week.module}.py"
+    return import_file(path, f"_differential_{week.module}")
+
+
+def program(week: Week, seed: int, index: int) -> Any:
+    return generator(week).generate(random.Random(f"{seed}:{index}"))
+
+
+def run(week: Week, n: int, seed: int = 0, engine: Any = None) -> list[Difference]:
+    """The programs ``0..n-1`` of ``seed`` on torch and on ``engine`` (the reference if None)."""
+    from autograder.oracle import torch_lib
+
+    gen = generator(week)
+    engine = engine if engine is not None else load_engine(week)
+    torch = torch_lib(week.name)
+    out = []
+    for i in range(n):
+        prog = program(week, seed, i)
+        verdict = judge(gen.execute(torch, prog), gen.execute(engine, prog))
+        if verdict.status != PASS:
+            refused = verdict.status == NOT_IMPLEMENTED
+            out.append(Difference(week.name, seed, i, gen.describe(prog), verdict.message, refused))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="random programs on torch and on an engine")
+    parser.add_argument("week", choices=WEEKS_WITH_GENERATORS)
+    parser.add_argument("--n", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--impl", help="a folder or file holding the engine (default: reference)")
+    parser.add_argument("--show", type=int, default=5, help="differences to print in full")
+    args = parser.parse_args(argv)
+    week = get_week(args.week)  # the front door: a name from the command line
+    start = time.perf_counter()
+    found = run(week, args.n, args.seed, load_engine(week, args.impl))
+    seconds = time.perf_counter() - start
+    wrong = [d for d in found if not d.refused]
+    for d in wrong[: args.show]:
+        print(d)
+    kinds = Counter(("refused: " if d.refused else "") + d.message.split(":")[0] for d in found)
+    for kind, count in kinds.most_common():
+        print(f"  {count:6d}  {kind}")
+    print(
+        f"{week.name}: {len(wrong)} of {args.n} programs differ, "
+        f"{len(found) - len(wrong)} refused ({seconds:.1f} s)"
+    )
+    return 1 if wrong else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
