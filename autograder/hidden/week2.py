@@ -149,3 +149,15 @@ def hidden_random_registrations_called(lib, kernels):
         "cpu in inference_mode": in_inference,
     }
     return chains(lib, "lab2_hidden_random", kernels, scenes)
+
+
+@case(W, points=3, tasks=T, hidden=True)
+def hidden_random_programs_from_the_differential_generator(lib):
+    """Twenty programs from the generator the reference is held to (autograder/differential/
+    week2.py), with seeds the differential run does not use: key sets, guards, registrations,
+    fallthroughs, fallbacks and redispatch, all together."""
+    import random
+
+    from autograder.differential import week2 as gen
+
+    return [gen.execute(lib, gen.generate(random.Random(f"hidden:{i}"))) for i in range(20)]
