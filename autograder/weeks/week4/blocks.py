@@ -163,3 +163,50 @@ def task_4_2_oversize_waste_limit(lib: Any) -> Any:
         return {"size": int(got.size), "driver": _driver(alloc), "segments": segments(alloc)}
 
     return {"50 MiB": attempt(lambda: run(50 * MiB)), "40 MiB": attempt(lambda: run(40 * MiB))}
+
+
+@case(W, points=2, tasks=("4.1", "4.2"))
+def task_4_2_a_block_of_exactly_max_split_size_is_oversize(lib: Any) -> Any:
+    """With ``max_split_size_mb:40`` a cached block of exactly 40 MiB is already oversize: a
+    30 MiB request may not take it (it opens a segment of its own), while a 40 MiB request
+    does. Truth: ``get_free_block`` in ``c10/cuda/CUDACachingAllocator.cpp``: "Do not return
+    an oversized block for a large request": ``(p.size() < max_split_size()) &&
+    ((*it)->size >= max_split_size())`` refuses the block (``>=``, not ``>``)."""
+
+    def run() -> Any:
+        alloc = make(lib, settings="max_split_size_mb:40")
+        alloc.free(alloc.malloc(40 * MiB))
+        smaller = alloc.malloc(30 * MiB)
+        after_smaller = {"segments": segments(alloc), "driver": _driver(alloc)}
+        same = alloc.malloc(40 * MiB)
+        return {
+            "sizes": [int(smaller.size), int(same.size)],
+            "after 30 MiB": after_smaller,
+            "after 40 MiB": {"segments": segments(alloc), "driver": _driver(alloc)},
+        }
+
+    return attempt(run)
+
+
+@case(W, points=2, tasks=("4.1", "4.2"))
+def task_4_2_the_waste_limit_is_max_non_split_rounding(lib: Any) -> Any:
+    """A request of at least max_split_size takes a cached oversize block only if it wastes
+    less than ``max_non_split_rounding`` (20 MiB unless ``max_non_split_rounding_mb`` says
+    otherwise). A free 100 MiB block and a 50 MiB request (50 MiB wasted): with the default
+    limit the request gets a new segment, with ``max_non_split_rounding_mb:100`` it takes the
+    cached block whole. Truth: ``get_free_block`` in ``c10/cuda/CUDACachingAllocator.cpp``
+    (PyTorch 2.13): "Allow oversized block size to be rounded up but within a limit":
+    ``(*it)->size >= p.size() + AcceleratorAllocatorConfig::max_non_split_rounding_size()``
+    refuses the block; the setting is read by ``parseMaxNonSplitRoundingSize``
+    (``c10/core/AllocatorConfig.cpp``)."""
+
+    def run(settings: str) -> Any:
+        alloc = make(lib, settings=settings)
+        alloc.free(alloc.malloc(100 * MiB))
+        got = alloc.malloc(50 * MiB)
+        return {"size": int(got.size), "segments": segments(alloc), "driver": _driver(alloc)}
+
+    return {
+        s: attempt(lambda s=s: run(s))
+        for s in ("max_split_size_mb:40", "max_split_size_mb:40,max_non_split_rounding_mb:100")
+    }

@@ -8,7 +8,16 @@ from __future__ import annotations
 from typing import Any
 
 from autograder.cases import case, property_case
-from autograder.weeks.week4.common import DEFAULT_CAPACITY, W, attempt, make, segments, trace
+from autograder.weeks.week4.common import (
+    DEFAULT_CAPACITY,
+    MiB,
+    W,
+    attempt,
+    make,
+    segments,
+    stats,
+    trace,
+)
 
 TRACES = ("mlp_sgd", "cnn_sgd", "wide_mlp_sgd")
 KEYS = [
@@ -148,3 +157,87 @@ def random_traces_replayed(lib: Any, example: Any) -> Any:
         }
 
     return attempt(run)
+
+
+EXPANDABLE_STATS = (
+    "reserved_bytes.all.current",
+    "allocated_bytes.all.current",
+    "segment.all.current",
+    "num_device_alloc",
+    "num_device_free",
+)
+
+
+@case(W, points=3, tasks=("4.1", "4.2", "4.3", "4.4", "4.5"))
+def task_4_5_expandable_segments_map_and_unmap_pages(lib: Any) -> Any:
+    """With ``expandable_segments:True`` memory is mapped into one growing segment in whole
+    pages (20 MiB in the large pool, 2 MiB in the small one): just enough pages for the
+    request (20 MiB: one page; 30 MiB: two), counted as ONE driver call per growth and no new
+    segment. A growth continues a free block at the end of the segment (25 MiB after a 30 MiB
+    block with 10 MiB free behind it maps one more page, not two). A block is split whenever
+    at least 512 bytes would be left, as in the small pool. ``empty_cache`` unmaps only whole
+    free pages: none while a live block reaches into the last page, the whole segment when
+    everything is free (one unmap: one driver free). Truth: ``c10/cuda/CUDACachingAllocator.cpp``:
+    ``should_split`` (``if (block->pool->is_small || expandable_segments()) return remaining
+    >= kMinBlockSize;``), ``find_expandable_block`` ("there might be a free segment we can also
+    use right before it"), ``try_allocate_expandable_block`` / ``map_block`` (maps
+    ``SegmentRange{to_map->ptr, size}``, ``increase_stat(stats.reserved_bytes...)``,
+    ``stats.num_device_alloc++`` once per map, no segment stat), ``ExpandableSegment::map``
+    (pages ``segmentLeft(ptr)`` to ``segmentRight(ptr + size)``) and ``unmap`` (whole pages
+    only: ``segmentRight(ptr)`` to ``segmentLeft(ptr + size)``), ``unmap_block``
+    (``stats.num_device_free++``) and ``release_blocks``. The course's expandable segment is a
+    simplification (one per pool and stream, grown at its end); these scenarios stay inside
+    what it shares with torch."""
+
+    def run(sizes: list[int], free: tuple[int, ...] = (), empty: bool = False) -> Any:
+        alloc = make(lib, settings="expandable_segments:True")
+        blocks = [alloc.malloc(n) for n in sizes]
+        handed_out = [int(b.size) for b in blocks]
+        for i in free:
+            alloc.free(blocks[i])
+        if empty:
+            alloc.empty_cache()
+        return {"block sizes": handed_out, "stats": stats(alloc, *EXPANDABLE_STATS)}
+
+    return {
+        "1000 bytes (small pool)": attempt(lambda: run([1000])),
+        "20 MiB": attempt(lambda: run([20 * MiB])),
+        "30 MiB": attempt(lambda: run([30 * MiB])),
+        "40 MiB - 512": attempt(lambda: run([40 * MiB - 512])),
+        "30 MiB then 25 MiB": attempt(lambda: run([30 * MiB, 25 * MiB])),
+        "30 MiB, empty_cache": attempt(lambda: run([30 * MiB], empty=True)),
+        "30 MiB freed, empty_cache": attempt(lambda: run([30 * MiB], free=(0,), empty=True)),
+        "30 + 25 MiB, 25 freed, empty_cache": attempt(
+            lambda: run([30 * MiB, 25 * MiB], free=(1,), empty=True)
+        ),
+    }
+
+
+@case(W, points=2, tasks=("4.1", "4.2", "4.4", "4.5"))
+def task_4_5_replay_rules(lib: Any) -> Any:
+    """Three rules of ``replay`` (its docstring): the peaks are reset first, so an allocator
+    that once held a 100 MiB block reports the replay's own allocated peak; a zero-byte malloc
+    is skipped (torch's ``NativeCachingAllocator::allocate`` calls ``malloc`` only ``if (size
+    != 0)``, c10/cuda/CUDACachingAllocator.cpp), so it is no driver call and no miss; an
+    event's optional fourth field is its stream, and blocks never cross streams
+    (``get_free_block``: ``(*it)->stream != p.stream()`` is a miss)."""
+
+    def used_before() -> Any:
+        alloc = make(lib)
+        alloc.free(alloc.malloc(100 * MiB))
+        return _table(lib.replay(alloc, [["malloc", 1, 1024], ["free", 1]]))
+
+    zero = [["malloc", 1, 0], ["free", 1], ["malloc", 2, 4096], ["free", 2], ["malloc", 3, 0]]
+    streams = [
+        ["malloc", 1, 1024, 0],
+        ["free", 1],
+        ["malloc", 2, 1024, 1],
+        ["free", 2],
+        ["malloc", 3, 1024, 0],
+        ["malloc", 4, 1024, 1],
+    ]
+    return {
+        "after a 100 MiB block was freed": attempt(used_before),
+        "zero-byte mallocs": attempt(lambda: _table(lib.replay(make(lib), zero))),
+        "two streams": attempt(lambda: _table(lib.replay(make(lib), streams))),
+    }

@@ -9,7 +9,7 @@ import re
 from typing import Any
 
 from autograder.cases import case
-from autograder.weeks.week4.common import MiB, W, attempt, make, segments
+from autograder.weeks.week4.common import MiB, W, attempt, make, segments, stats
 
 
 def _held(alloc: Any) -> dict[str, int]:
@@ -173,5 +173,274 @@ def task_4_3_empty_cache_keeps_split_segments(lib: Any) -> Any:
             alloc.free(blk)
         alloc.empty_cache()
         return {"segments": segments(alloc), "live": [int(b.size) for b in live]}
+
+    return attempt(run)
+
+
+@case(W, points=1, tasks="4.3")
+def task_4_3_format_size_boundaries(lib: Any) -> Any:
+    """``format_size`` around its boundaries: up to and including 1024 a size is in bytes
+    ("1024 bytes"), up to and including 1 MiB in KiB, up to and including 1 GiB in MiB, then
+    GiB, each with two decimals. Truth: ``format_size`` in ``c10/core/Allocator.h`` (the
+    installed 2.13 header): ``if (size <= 1024) { os << size << " bytes"; } else if (size <=
+    1048576) ...``, ``std::fixed`` with ``precision(2)``."""
+    sizes = [0, 1, 512, 1023, 1024, 1025, 1536, MiB - 1, MiB, MiB + 1]
+    sizes += [1024 * MiB, 1024 * MiB + 1, 3 * 1024 * MiB // 2, 80 * 1024 * MiB]
+    return {str(n): attempt(lambda n=n: str(lib.format_size(n))) for n in sizes}
+
+
+MISS_COUNTERS = (
+    "num_alloc_retries",
+    "num_sync_all_streams",
+    "num_device_alloc",
+    "num_device_free",
+    "num_ooms",
+)
+
+
+@case(W, points=2, tasks=("4.1", "4.2", "4.3", "4.4"))
+def task_4_3_a_miss_frees_only_what_it_needs_first(lib: Any) -> Any:
+    """A 100 MiB device with ``max_split_size_mb:40`` caching a free 80 MiB oversize segment
+    and a free 2 MiB small one; a 50 MiB request may not take the 80 MiB block (it would
+    waste 30 MiB) and the driver has no room. The miss path first frees just the cached
+    oversize block that covers the request and retries: that succeeds, so the small segment
+    stays cached, no stream is synchronised and nothing counts as a retry. Truth:
+    ``DeviceCachingAllocator::malloc`` in ``c10/cuda/CUDACachingAllocator.cpp``:
+    ``alloc_block(params, false, ...) || (release_available_cached_blocks(params, context) &&
+    alloc_block(params, false, ...)) || (... release_cached_blocks(context) &&
+    alloc_block(params, true, ...))``; only the last ``alloc_block`` is a retry
+    (``if (isRetry) stats.num_alloc_retries += 1``), and only ``release_cached_blocks``
+    synchronises (``synchronize_and_free_events``: ``stats.num_sync_all_streams++``)."""
+
+    def run() -> Any:
+        alloc = make(lib, capacity=100 * MiB, settings="max_split_size_mb:40")
+        big, small = alloc.malloc(80 * MiB), alloc.malloc(1024)
+        alloc.free(big)
+        alloc.free(small)
+        got = alloc.malloc(50 * MiB)
+        return {
+            "size": int(got.size),
+            "segments": segments(alloc),
+            "counters": stats(alloc, *MISS_COUNTERS),
+        }
+
+    return attempt(run)
+
+
+def _oom_figures(text: str) -> dict[str, str]:
+    """The figures torch's OutOfMemoryError names, each by what it is."""
+    size = r"(\d+(?:\.\d+)? (?:bytes|KiB|MiB|GiB))"
+    patterns = {
+        "tried to allocate": rf"Tried to allocate {size}",
+        "total capacity": rf"total capacity of {size}",
+        "free": rf"of which {size} is free",
+        "allowed": rf"{size} allowed;",
+        "allocated by PyTorch": rf"{size} is allocated by PyTorch",
+        "reserved but unallocated": rf"{size} is reserved by PyTorch but unallocated",
+    }
+    found = {k: re.search(p, text) for k, p in patterns.items()}
+    return {k: m.group(1) for k, m in found.items() if m}
+
+
+@case(W, points=2, tasks=("4.1", "4.2", "4.3"))
+def task_4_3_out_of_memory_message_figures(lib: Any) -> Any:
+    """The figures of the OutOfMemoryError message, each read by its label, when the cache
+    holds memory it cannot give back: a 5 MiB block lives in a 20 MiB segment, so 15 MiB are
+    reserved but unallocated (the free remainder of a split segment is never released), and a
+    16 MiB request fails. With a memory fraction set the message also names what is allowed.
+    Truth: the ``TORCH_CHECK_WITH(OutOfMemoryError, false, "CUDA out of memory. Tried to
+    allocate ", format_size(alloc_size), ...)`` in ``DeviceCachingAllocator::malloc``
+    (``c10/cuda/CUDACachingAllocator.cpp``): ``allowed_info = format_size(
+    allowed_memory_maximum) + " allowed; "`` when a fraction is set, then
+    ``format_size(allocated_bytes ...)`` " is allocated by PyTorch, " and
+    ``format_size(reserved_bytes - allocated_bytes - ...)`` " is reserved by PyTorch but
+    unallocated."."""
+
+    def run(capacity: int, fraction: float | None, second: int) -> Any:
+        alloc = make(lib, capacity=capacity)
+        if fraction is not None:
+            alloc.set_memory_fraction(fraction)
+        alloc.malloc(5 * MiB)
+        try:
+            alloc.malloc(second)
+        except NotImplementedError:
+            raise  # an exercise not written yet
+        except RuntimeError as exc:
+            return {"raised": type(exc).__name__, "figures": _oom_figures(str(exc))}
+        return {"raised": None}
+
+    return {
+        "24 MiB device, 16 MiB asked": attempt(lambda: run(24 * MiB, None, 16 * MiB)),
+        "100 MiB device, fraction 0.5, 40 MiB asked": attempt(
+            lambda: run(100 * MiB, 0.5, 40 * MiB)
+        ),
+    }
+
+
+@case(W, points=2, tasks=("4.1", "4.2", "4.3", "4.4"))
+def task_4_3_empty_cache_keeps_a_segment_whose_first_block_is_free(lib: Any) -> Any:
+    """A free block at the START of a segment whose next block is live is still part of a
+    split segment: ``empty_cache`` keeps it (small and large pool alike). Every
+    ``empty_cache`` synchronises the device first, even one that frees nothing. Truth:
+    ``release_blocks`` in ``c10/cuda/CUDACachingAllocator.cpp`` frees a block only if ``!block->prev
+    && !block->next``; ``emptyCache`` calls ``release_cached_blocks``, whose
+    ``synchronize_and_free_events`` does ``stats.num_sync_all_streams++``."""
+
+    def run() -> Any:
+        alloc = make(lib)
+        alloc.empty_cache()
+        bare = stats(alloc, "num_sync_all_streams", "num_device_free")
+        first_small, _ = alloc.malloc(1024), alloc.malloc(1024)
+        first_large, _ = alloc.malloc(3 * MiB), alloc.malloc(4 * MiB)
+        alloc.free(first_small)
+        alloc.free(first_large)
+        alloc.empty_cache()
+        return {
+            "after a bare empty_cache": bare,
+            "segments": segments(alloc),
+            "after freeing the first blocks and emptying": stats(
+                alloc,
+                "num_sync_all_streams",
+                "num_device_free",
+                "segment.all.current",
+                "reserved_bytes.all.current",
+                "inactive_split.all.current",
+            ),
+        }
+
+    return attempt(run)
+
+
+OVERSIZE = [
+    f"{s}.{k}"
+    for s in ("oversize_allocations", "oversize_segments")
+    for k in ("current", "peak", "allocated", "freed")
+]
+
+
+@case(W, points=2, tasks=("4.1", "4.2", "4.3", "4.4"))
+def task_4_3_releasing_an_oversize_segment(lib: Any) -> Any:
+    """With ``max_split_size_mb:40``: a 50 MiB segment is an oversize segment while the
+    allocator holds it; ``empty_cache`` gives it back to the driver and
+    ``oversize_segments`` drops with it. Truth: ``alloc_block`` (``if (size >=
+    max_split_size()) increase_stat(stats.oversize_segments, 1)``) and ``release_block``
+    (``if (block->size >= max_split_size()) decrease_stat(stats.oversize_segments, 1)``) in
+    ``c10/cuda/CUDACachingAllocator.cpp``."""
+
+    def run() -> Any:
+        alloc = make(lib, settings="max_split_size_mb:40")
+        block = alloc.malloc(50 * MiB)
+        steps = {"allocated": stats(alloc, *OVERSIZE)}
+        alloc.free(block)
+        steps["freed"] = stats(alloc, *OVERSIZE)
+        alloc.empty_cache()
+        steps["emptied"] = stats(alloc, *OVERSIZE, "num_device_free")
+        return steps
+
+    return attempt(run)
+
+
+def _gc_run(lib: Any, fraction: float | None, steps: list[tuple[str, int, int]]) -> Any:
+    alloc = make(lib, capacity=200 * MiB, settings="garbage_collection_threshold:0.5")
+    if fraction is not None:
+        alloc.set_memory_fraction(fraction)
+    live: dict[int, Any] = {}
+    for op, n, stream in steps:
+        if op == "malloc":
+            live[len(live)] = alloc.malloc(n, stream)
+        else:
+            alloc.free(live[n])
+    return {
+        "segments": segments(alloc),
+        "counters": stats(alloc, "num_device_free", "num_sync_all_streams", "num_alloc_retries"),
+    }
+
+
+@case(W, points=2, tasks=("4.1", "4.2", "4.3", "4.4"))
+def task_4_3_garbage_collection_frees_the_old_blocks(lib: Any) -> Any:
+    """``garbage_collection_threshold:0.5`` on a 200 MiB device. Before asking the driver for
+    a new segment, once reserved memory passes threshold * allowed, the allocator frees
+    unsplit cached large blocks whose age (large-pool searches since they were cached) is at
+    least the average age, without a device-wide sync. (a) fraction 0.25 (allowed 50 MiB,
+    threshold 25 MiB): one free 30 MiB block, age equal to the average, is freed. (b) the same
+    without a fraction: no collection at all. (c) fraction 0.5 (threshold 50 MiB): of two
+    cached blocks (30 MiB aged 3, 14 MiB aged 1) only the older is freed. Streams keep the
+    requests from reusing the cached blocks. Truth: ``DeviceCachingAllocator::malloc``
+    (``if (set_fraction && garbage_collection_threshold() > 0.0)
+    garbage_collect_cached_blocks(context)``), ``get_free_block`` (the same condition guards
+    ``++pool.get_free_blocks_call_count``) and ``garbage_collect_cached_blocks``
+    (``gc_threshold = garbage_collection_threshold() * allowed_memory_maximum``;
+    ``block->gc_count() >= age_threshold``) in ``c10/cuda/CUDACachingAllocator.cpp``."""
+    one = [("malloc", 30 * MiB, 1), ("free", 0, 0), ("malloc", 10 * MiB, 2)]
+    two = [
+        ("malloc", 30 * MiB, 1),
+        ("free", 0, 0),
+        ("malloc", 12 * MiB, 0),
+        ("malloc", 14 * MiB, 2),
+        ("free", 2, 0),
+        ("malloc", 20 * MiB, 3),
+    ]
+    return {
+        "(a) fraction 0.25, one cached block": attempt(lambda: _gc_run(lib, 0.25, one)),
+        "(b) no fraction": attempt(lambda: _gc_run(lib, None, one)),
+        "(c) fraction 0.5, two cached blocks": attempt(lambda: _gc_run(lib, 0.5, two)),
+    }
+
+
+@case(W, points=1, tasks=("4.1", "4.2", "4.3"))
+def task_4_3_memory_fraction_range(lib: Any) -> Any:
+    """``set_memory_fraction`` accepts any fraction in [0, 1], both ends included: with 0.0
+    nothing may be reserved, so the first request is an out-of-memory error; a fraction
+    outside [0, 1] is refused. Truth: ``NativeCachingAllocator::setMemoryFraction`` in
+    ``c10/cuda/CUDACachingAllocator.cpp``: ``TORCH_INTERNAL_ASSERT(0 <= fraction && fraction
+    <= 1, "invalid fraction:", fraction, ". Please set within (0, 1).")``, then
+    ``DeviceCachingAllocator::setMemoryFraction``: ``allowed_memory_maximum =
+    static_cast<size_t>(fraction * device_total)``."""
+
+    def run(fraction: float) -> Any:
+        alloc = make(lib, capacity=100 * MiB)
+        try:
+            alloc.set_memory_fraction(fraction)
+        except NotImplementedError:
+            raise  # an exercise not written yet, not a refusal
+        except Exception:  # noqa: BLE001 - refusing is what is observed
+            return "refused"
+        try:
+            alloc.malloc(MiB)
+        except NotImplementedError:
+            raise
+        except RuntimeError as exc:
+            return {"accepted": True, "malloc(1 MiB)": type(exc).__name__}
+        return {"accepted": True, "malloc(1 MiB)": "allocated", "reserved": _held(alloc)}
+
+    return {str(f): attempt(lambda f=f: run(f)) for f in (0.0, 0.01, 1.0, -0.1, 1.5)}
+
+
+@case(W, points=2, tasks=("4.1", "4.2", "4.3", "4.4", "4.5"))
+def task_4_3_the_miss_path_frees_the_smallest_oversize_block(lib: Any) -> Any:
+    """Under first fit with ``max_split_size_mb:40`` on a full 100 MiB device, a 6 MiB request
+    meets the lowest-address free block first: a 60 MiB oversize one, which it may not take
+    (best fit would have picked the 7 MiB remainder). The driver has no room, so the miss path
+    frees a cached block: the search for it starts at max_split_size, not at the request, so
+    it is the oversize 60 MiB segment that goes, and the 20 MiB segment holding the free split
+    remainders stays. Truth: ``release_available_cached_blocks`` in
+    ``c10/cuda/CUDACachingAllocator.cpp``: ``key.size = (key.size < max_split_size()) ?
+    max_split_size() : key.size; auto it = pool.blocks.lower_bound(&key);`` then
+    ``release_block(*it, context)`` (first fit is this course's chip knob; the miss path is
+    torch's)."""
+
+    def run() -> Any:
+        alloc = lib.CachingAllocator(
+            lib.Device(100 * MiB), lib.AllocatorConfig.parse("max_split_size_mb:40"), first_fit=True
+        )
+        big, x, _, _ = (alloc.malloc(n) for n in (60 * MiB, 8 * MiB, 5 * MiB, 20 * MiB))
+        alloc.free(big)
+        alloc.free(x)
+        got = alloc.malloc(6 * MiB)
+        return {
+            "size": int(got.size),
+            "segments": segments(alloc),
+            "counters": stats(alloc, *MISS_COUNTERS),
+        }
 
     return attempt(run)

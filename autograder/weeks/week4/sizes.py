@@ -146,3 +146,71 @@ def random_round_sizes(lib: Any, example: Any) -> Any:
         }
 
     return attempt(run)
+
+
+def _settings(config: Any) -> dict[str, Any]:
+    """What a parse leaves in the config: the fields ``parseArgs`` sets."""
+    return {
+        "max_split_size": int(config.max_split_size),
+        "max_non_split_rounding": int(config.max_non_split_rounding),
+        "roundup_power2_divisions": [int(d) for d in config.roundup_power2_divisions],
+        "garbage_collection_threshold": float(config.garbage_collection_threshold),
+        "expandable_segments": bool(config.expandable_segments),
+    }
+
+
+@case(W, points=2, tasks="4.1")
+def task_4_1_each_parse_starts_from_the_defaults(lib: Any) -> Any:
+    """Two settings strings applied one after the other to the same config (what two calls of
+    ``torch.cuda.memory._set_allocator_settings`` do). Each ``parse_args`` first puts
+    max_split_size, roundup_power2_divisions and garbage_collection_threshold back to their
+    defaults, so a key absent from the second string is unset again; max_non_split_rounding
+    and expandable_segments keep their values. ``max_non_split_rounding_mb`` sets only the
+    waste limit, never max_split_size. Truth: ``AcceleratorAllocatorConfig::parseArgs`` in
+    ``c10/core/AllocatorConfig.cpp`` ("The following option will be reset to its default
+    value if not explicitly set each time": ``max_split_size_``,
+    ``roundup_power2_divisions_``, ``garbage_collection_threshold_``), and its
+    ``parseMaxSplitSize`` / ``parseMaxNonSplitRoundingSize``, one per key."""
+
+    def run() -> Any:
+        config = lib.AllocatorConfig()
+        steps = {}
+        for text in (
+            "max_split_size_mb:100,roundup_power2_divisions:4,"
+            "garbage_collection_threshold:0.5,expandable_segments:True",
+            "max_non_split_rounding_mb:40",
+            "max_split_size_mb:64",
+        ):
+            config.parse_args(text)
+            steps[text] = _settings(config) | {
+                "round_size(1100000)": int(lib.round_size(1100000, config))
+            }
+        return steps
+
+    return attempt(run)
+
+
+@case(W, points=1, tasks="4.1")
+def task_4_1_gc_threshold_is_strictly_between_0_and_1(lib: Any) -> Any:
+    """``garbage_collection_threshold`` must lie strictly inside (0.0, 1.0): 0.0 and 1.0 are
+    refused like 1.5. Truth: ``parseGarbageCollectionThreshold`` in
+    ``c10/core/AllocatorConfig.cpp``: ``val_env > 0 && val_env < 1.0``, else
+    "garbage_collect_threshold is invalid, set it in (0.0, 1.0)" (torch 2.13's
+    ``torch._C._accelerator_setAllocatorSettings`` refuses 0.0, 1.0 and 1.5 and accepts 0.5).
+    Only the refusal is compared, not the error's class: 2.13 raises ValueError there, older
+    releases RuntimeError."""
+
+    def parse(text: str) -> Any:
+        try:
+            config = lib.AllocatorConfig.parse(text)
+        except NotImplementedError:
+            raise  # an exercise not written yet, not a refusal
+        except Exception:  # noqa: BLE001 - refusing is what is observed
+            return "refused"
+        return float(config.garbage_collection_threshold)
+
+    out = {}
+    for value in ("0.0", "0.01", "0.5", "0.99", "1.0", "1.5"):
+        text = f"garbage_collection_threshold:{value}"
+        out[text] = attempt(lambda t=text: parse(t))
+    return out

@@ -252,3 +252,32 @@ def random_programs_keep_the_invariants(lib: Any, example: Any) -> Any:
         }
 
     return attempt(run)
+
+
+@case(W, points=2, tasks=("4.1", "4.2", "4.4"))
+def task_4_4_resets_cover_the_oversize_stats(lib: Any) -> Any:
+    """``oversize_allocations`` and ``oversize_segments`` are reset like every other stat:
+    ``reset_peak_memory_stats`` sets their peaks to the current values,
+    ``reset_accumulated_memory_stats`` zeroes their allocated/freed totals. With
+    ``max_split_size_mb:40``, after a 50 MiB block is freed (its segment stays cached), the
+    oversize_allocations peak drops from 1 to 0 and the oversize_segments peak stays 1.
+    Truth: ``resetPeakStats`` (``reset_peak_stat(stats.oversize_allocations);
+    reset_peak_stat(stats.oversize_segments);``) and ``resetAccumulatedStats``
+    (``reset_accumulated_stat`` of both) in ``c10/cuda/CUDACachingAllocator.cpp``."""
+    keys = [
+        f"{s}.{k}"
+        for s in ("oversize_allocations", "oversize_segments")
+        for k in ("current", "peak", "allocated", "freed")
+    ]
+
+    def run() -> Any:
+        alloc = make(lib, settings="max_split_size_mb:40")
+        alloc.free(alloc.malloc(50 * MiB))
+        steps = {"before": stats(alloc, *keys)}
+        alloc.reset_peak_memory_stats()
+        steps["after reset_peak_memory_stats"] = stats(alloc, *keys)
+        alloc.reset_accumulated_memory_stats()
+        steps["after reset_accumulated_memory_stats"] = stats(alloc, *keys)
+        return steps
+
+    return attempt(run)
