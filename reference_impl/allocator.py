@@ -271,8 +271,10 @@ class AllocatorConfig:
         "max_split_size_mb:128,roundup_power2_divisions:[256:1,>:8],expandable_segments:True".
         Like torch, every call first resets max_split_size, roundup_power2_divisions and
         garbage_collection_threshold (a key absent from the string is back at its default),
-        while expandable_segments and max_non_split_rounding keep their values. Errors raise
-        RuntimeError naming the key, as TORCH_CHECK does.
+        while expandable_segments and max_non_split_rounding keep their values. A bad key or
+        value raises ValueError (TORCH_CHECK_VALUE in c10/core/AllocatorConfig.cpp: torch 2.13
+        says so on this CPU build, an H100 for the unknown key); a string cut short is
+        RuntimeError (torch stops on an internal assert there).
         """
         ### BEGIN SOLUTION
         self.max_split_size = SIZE_MAX
@@ -284,7 +286,7 @@ class AllocatorConfig:
         while i < len(tokens):
             key = tokens[i]
             if key not in _CONFIG_KEYS:
-                raise RuntimeError(f"Unrecognized CachingAllocator option: {key}")
+                raise ValueError(f"Unrecognized key '{key}' in Accelerator allocator config.")
             _consume(tokens, i + 1, ":")
             i = _CONFIG_KEYS[key](self, tokens, i + 2, key)
             if i + 1 < len(tokens):
@@ -328,7 +330,7 @@ def _int(text: str, key: str) -> int:
     try:
         return int(text)
     except ValueError:
-        raise RuntimeError(f"CachingAllocator option {key}: invalid value {text!r}") from None
+        raise ValueError(f"CachingAllocator option {key}: invalid value {text!r}") from None
 
 
 def _is_pow2(n: int) -> bool:
@@ -340,7 +342,7 @@ def _parse_mb(config: AllocatorConfig, tokens: list[str], i: int, key: str) -> i
     ### BEGIN SOLUTION
     mb = _int(_value(tokens, i, key), key)
     if mb < kLargeBuffer // MiB:
-        raise RuntimeError(
+        raise ValueError(
             f"CachingAllocator option {key} too small, must be >= {kLargeBuffer // MiB}"
         )
     mb = min(mb, SIZE_MAX // MiB)
@@ -358,9 +360,9 @@ def _parse_gc_threshold(config: AllocatorConfig, tokens: list[str], i: int, key:
     try:
         value = float(_value(tokens, i, key))
     except ValueError:
-        raise RuntimeError(f"CachingAllocator option {key}: invalid value") from None
+        raise ValueError(f"CachingAllocator option {key}: invalid value") from None
     if not 0.0 < value < 1.0:
-        raise RuntimeError("garbage_collect_threshold is invalid, set it in (0.0, 1.0)")
+        raise ValueError("garbage_collect_threshold is invalid, set it in (0.0, 1.0)")
     config.garbage_collection_threshold = value
     return i
     ### END SOLUTION
@@ -371,7 +373,7 @@ def _parse_bool(config: AllocatorConfig, tokens: list[str], i: int, key: str) ->
     ### BEGIN SOLUTION
     value = tokens[i] if i < len(tokens) else ""
     if value not in ("True", "False"):
-        raise RuntimeError(f"Expected a single True/False argument for {key}")
+        raise ValueError(f"Expected 'True' or 'False' for {key} but got {value!r}")
     attr = "expandable_segments" if key == "expandable_segments" else "release_lock_on_cudamalloc"
     setattr(config, attr, value == "True")
     return i
@@ -392,7 +394,7 @@ def _parse_divisions(config: AllocatorConfig, tokens: list[str], i: int, key: st
     if _value(tokens, i, key) != "[":
         d = _int(tokens[i], key)
         if not _is_pow2(d):
-            raise RuntimeError("For roundups, the divisons has to be power of 2 ")
+            raise ValueError("For roundups, the divisions has to be power of 2 ")
         divs[:] = [d] * len(divs)
         return i
     first, last_index = True, 0
@@ -403,13 +405,15 @@ def _parse_divisions(config: AllocatorConfig, tokens: list[str], i: int, key: st
         d = _int(_value(tokens, i + 2, key), key)
         i += 2
         if d != 0 and not _is_pow2(d):
-            raise RuntimeError("For roundups, the divisons has to be power of 2 or 0")
+            raise ValueError(
+                "For roundups, the divisions has to be power of 2 or 0 to disable roundup "
+            )
         if start == ">":  # the intervals AFTER the last one named (an H100 shows it so)
             divs[last_index + 1 :] = [d] * (len(divs) - last_index - 1)
         else:
             mb = _int(start, key)
             if not _is_pow2(mb):
-                raise RuntimeError("For roundups, the intervals have to be power of 2 ")
+                raise ValueError("For roundups, the intervals have to be power of 2 ")
             index = min(mb.bit_length() - 1, len(divs) - 1)
             if first:
                 divs[:index] = [d] * index

@@ -271,8 +271,10 @@ class AllocatorConfig:
         "max_split_size_mb:128,roundup_power2_divisions:[256:1,>:8],expandable_segments:True".
         Like torch, every call first resets max_split_size, roundup_power2_divisions and
         garbage_collection_threshold (a key absent from the string is back at its default),
-        while expandable_segments and max_non_split_rounding keep their values. Errors raise
-        RuntimeError naming the key, as TORCH_CHECK does.
+        while expandable_segments and max_non_split_rounding keep their values. A bad key or
+        value raises ValueError (TORCH_CHECK_VALUE in c10/core/AllocatorConfig.cpp: torch 2.13
+        says so on this CPU build, an H100 for the unknown key); a string cut short is
+        RuntimeError (torch stops on an internal assert there).
         """
         raise NotImplementedError("AllocatorConfig.parse_args (Task 4.1)")
 
@@ -311,7 +313,7 @@ def _int(text: str, key: str) -> int:
     try:
         return int(text)
     except ValueError:
-        raise RuntimeError(f"CachingAllocator option {key}: invalid value {text!r}") from None
+        raise ValueError(f"CachingAllocator option {key}: invalid value {text!r}") from None
 
 
 def _is_pow2(n: int) -> bool:

@@ -164,7 +164,60 @@ def PIN_SKIPPED() -> list[str]:  # noqa: N802 - read by autograder/pinning.py
     return [f"{name}: {why}" for name, why in recordings.SKIPPED.items()]
 
 
-PIN_CHECKS: list[Callable[[dict[str, Any]], list[str]]] = [_ported, _constants, _invariants, _cuda]
+# Settings strings torch 2.13's own parser (AcceleratorAllocatorConfig, which this CPU build
+# has) accepts or refuses: the reference must raise the same kind of error on each. Keys only
+# a CUDA build checks (an unknown key: ValueError on an H100) are not parsed here.
+SETTINGS_PROBES = [
+    "max_split_size_mb:128,garbage_collection_threshold:0.6",
+    "roundup_power2_divisions:[256:4,>:8]",
+    "garbage_collection_threshold:0.0",
+    "garbage_collection_threshold:1.5",
+    "garbage_collection_threshold:abc",
+    "max_split_size_mb:19",
+    "max_split_size_mb:abc",
+    "max_non_split_rounding_mb:10",
+    "roundup_power2_divisions:3",
+    "roundup_power2_divisions:[256:3]",
+    "roundup_power2_divisions:[255:4]",
+    "roundup_power2_divisions:[256:4,>:3]",
+    "roundup_power2_divisions:[256:4",
+    "expandable_segments:Maybe",
+    "max_split_size_mb",
+]
+
+
+def _settings(out: dict[str, Any]) -> list[str]:
+    """The reference refuses a settings string exactly where torch's parser does, with the
+    same kind of error (ValueError for a bad value, RuntimeError for a string cut short)."""
+    import torch
+
+    from autograder import pinning
+
+    ref = pinning.reference_module(WEEKS[W])
+    problems = []
+    try:
+        for text in SETTINGS_PROBES:
+            kinds = []
+            for parse in (torch._C._accelerator_setAllocatorSettings, ref.AllocatorConfig.parse):
+                try:
+                    parse(text)
+                    kinds.append("accepted")
+                except Exception as exc:  # noqa: BLE001 - the kind is what is compared
+                    kinds.append(type(exc).__name__)
+            if kinds[0] != kinds[1]:
+                problems.append(f"settings {text!r}: torch {kinds[0]}, the reference {kinds[1]}")
+    finally:
+        torch._C._accelerator_setAllocatorSettings("")
+    return problems
+
+
+PIN_CHECKS: list[Callable[[dict[str, Any]], list[str]]] = [
+    _ported,
+    _constants,
+    _invariants,
+    _settings,
+    _cuda,
+]
 
 
 def write_inputs() -> None:
