@@ -86,7 +86,7 @@ class AllocatorConfig:
             elif key == "roundup_power2_divisions":
                 config.roundup_power2_divisions = _divisions(value)
             else:
-                raise RuntimeError(f"Unrecognized CachingAllocator option: {key}")
+                raise ValueError(f"Unrecognized key '{key}' in Accelerator allocator config.")
         return config
 
 
