@@ -31,7 +31,7 @@ def make_class(root: Path, students: dict[str, str]) -> Path:
         (root / student).mkdir(parents=True)
         for w in WEEKS.values():
             for name in week_sources(w):  # the module, and a native week's C++
-                folder = "reference_impl" if kind == "reference" else f"labs/{w.folder}"
+                folder = "reference_impl" if kind == "reference" else f"{w.track}/{w.folder}"
                 (root / student / name).write_text((REPO / folder / name).read_text())
     return root
 
