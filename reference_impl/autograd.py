@@ -15,23 +15,30 @@ requires grad is reached through its ``AccumulateGrad`` node, which adds into ``
 The backward formulas are written with this module's own Tensor ops, so with
 ``create_graph=True`` the backward pass records a graph too: second derivatives for free.
 
+Where it does not model torch it raises NotImplementedError naming what torch does (an
+inference tensor used outside inference_mode, a backward inside it, create_graph through an
+in-place write on a view); everything else is checked against torch 2.13 on random programs
+(``python -m autograder.differential week3``).
+
 This module must never import torch. Its names mirror torch's, and the namespaces ``autograd``,
 ``nn``, ``optim`` and ``utils`` at the bottom let the same code run against it and torch.
 
 The exercises ("Task 3.x" in a docstring; each may span several functions):
   3.1 tensors and leaves: tensor, zeros, ones, Tensor.requires_grad, Tensor.detach,
-      is_grad_enabled, set_grad_enabled, no_grad, enable_grad
+      is_grad_enabled, set_grad_enabled, no_grad, enable_grad, inference_mode
   3.2 ops and their backward nodes: collect_next_edges, set_history, Node.save,
       SavedVariable (store or pack, unpack with its version check), sum_to, add, sub, rsub,
       mul, div, neg, pow, exp, log, tanh, relu, sigmoid, sin, cos, mm, addmm, sum, mean, view,
-      reshape, t, transpose, expand, select, slice, clone, to (each op with the ``apply`` of
-      its backward node)
+      reshape, t, transpose, expand, unsqueeze, squeeze, select, slice, clone, to (each op with
+      the ``apply`` of its backward node)
   3.3 the engine: GraphTask.compute_dependencies, GraphTask.init_to_execute, InputBuffer.add,
       validate_outputs, call_function, evaluate_function, execute, AccumulateGrad.apply,
       run_backward, backward, grad
   3.4 what makes it torch: modified_in_place_error (the version check's message),
-      check_inplace, add_, mul_, zero_, copy_, Tensor.register_hook, Tensor.retain_grad,
-      Node.register_hook / register_prehook, Tensor.register_post_accumulate_grad_hook
+      check_inplace, add_, mul_, zero_, copy_, squeeze_, rebase_history (CopySlices for a
+      write through a view), view_grad_fn and handle_view_on_rebase (a view whose base was
+      written), Tensor.register_hook, Tensor.retain_grad, Node.register_hook /
+      register_prehook, Tensor.register_post_accumulate_grad_hook
   3.5 autograd.Function (apply, BackwardCFunction.apply, saved_tensors) and gradcheck
   3.6 saved_tensors_hooks and checkpoint (non-reentrant and reentrant)
   3.7 Module (__setattr__, named_parameters, state_dict, load_state_dict, train, zero_grad),
@@ -102,6 +109,10 @@ def _combine_categories(higher: DType | None, lower: DType | None) -> DType | No
     return higher
 
 
+# The C++ names torch's matmul errors use (c10::toString of the scalar type's C type).
+_C_NAME = {float32: "float", float64: "double", int64: "long int", bool: "bool"}
+
+
 def result_type(*operands: Tensor) -> DType:
     """torch.result_type: tensors with dims > 0-dim tensors > wrapped Python numbers.
 
@@ -139,6 +150,8 @@ class _ThreadState(threading.local):
 
     def __init__(self) -> None:
         self.grad_enabled = True
+        self.inference_mode = False  # c10/core/InferenceMode.h: AutogradState's inference_mode
+        self.graph_tasks: list = []  # the backward passes running, innermost last
         self.saved_tensors_hooks: list[tuple[Callable, Callable]] = []
 
 
@@ -215,8 +228,50 @@ class set_grad_enabled(_GradModeContext):
         return super().__call__(fn)
 
 
+class inference_mode:
+    """torch.inference_mode(mode=True): no_grad and more (c10/core/InferenceMode.h). Grad mode is
+    off, nothing is recorded even under enable_grad, and every tensor made inside is an
+    *inference tensor*: no version counter, never saved for backward, never changed in place
+    outside inference mode. A view of a normal tensor stays normal."""
+
+    def __init__(self, mode: builtins.bool = True) -> None:
+        self.mode = builtins.bool(mode)
+
+    def __enter__(self) -> None:
+        """Task 3.1: remember grad mode and inference mode, then set both as InferenceMode's
+        constructor does: ``AutogradState(grad_mode=!enabled, inference_mode=enabled)``."""
+        ### BEGIN SOLUTION
+        self.prev = (_state.grad_enabled, _state.inference_mode)
+        _state.grad_enabled, _state.inference_mode = not self.mode, self.mode
+        ### END SOLUTION
+
+    def __exit__(self, *exc: object) -> None:
+        """Task 3.1: restore both."""
+        ### BEGIN SOLUTION
+        _state.grad_enabled, _state.inference_mode = self.prev
+        ### END SOLUTION
+
+
+def is_inference_mode_enabled() -> builtins.bool:
+    return _state.inference_mode
+
+
 def _not_differentiable_dtype_error() -> RuntimeError:
     return RuntimeError("only Tensors of floating point dtype can require gradients")
+
+
+def _operator(method: Callable) -> Callable:
+    """A Python operator of Tensor: for an operand that is neither a tensor nor a number it
+    returns NotImplemented, so Python raises its own TypeError ("unsupported operand type(s)
+    for +: 'Tensor' and 'NoneType'"), as it does for torch's tensors."""
+
+    @functools.wraps(method)
+    def operator(self: Tensor, other: Any) -> Any:
+        if not isinstance(other, Tensor | int | builtins.float):
+            return NotImplemented
+        return method(self, other)
+
+    return operator
 
 
 class Tensor:
@@ -226,11 +281,19 @@ class Tensor:
     def __init__(self, array: np.ndarray, requires_grad: builtins.bool = False) -> None:
         self._array = array
         self.grad: Tensor | None = None
-        self.grad_fn: Node | None = None
+        self._grad_fn: Node | None = None  # read through the grad_fn property
         self.output_nr = 0  # which output of grad_fn this tensor is
         self._requires_grad = False  # only meaningful on leaves
         self._version_counter = [0]  # shared by views and detach(), like torch's VariableVersion
-        self._base: Tensor | None = None  # set on differentiable views
+        self._base: Tensor | None = None  # set on differentiable views: the ROOT base
+        # A view's DifferentiableViewMeta (torch/csrc/autograd/variable.h): how to make it
+        # again from its base (for CopySlices and AsStridedBackward0), the mode it was made in,
+        # and the version its grad_fn was set at (attr_version).
+        self._view_fn: Callable[[np.ndarray], np.ndarray] | None = None
+        self._creation_meta = "DEFAULT"
+        self._attr_version = 0
+        # Made inside inference_mode (c10/core/InferenceMode.h): no version counter, no graph.
+        self._is_inference = _state.inference_mode
         self._is_wrapped_number = False  # a Python scalar wrapped as a 0-dim tensor
         self._backward_hooks: dict[int, Callable] = {}  # tensor hooks of a leaf
         self._post_accumulate_grad_hooks: dict[int, Callable] = {}
@@ -261,15 +324,44 @@ class Tensor:
         return self.detach()
 
     @property
+    def grad_fn(self) -> Node | None:
+        """The node that made this tensor. A view whose base (or another view of it) was
+        changed in place since its grad_fn was set gets a new one first
+        (variable.cpp: VariableHooks::grad_fn, written in Task 3.4 as ``view_grad_fn``)."""
+        if self._base is None or self._attr_version == self._version_counter[0]:
+            return self._grad_fn
+        return view_grad_fn(self)
+
+    @grad_fn.setter
+    def grad_fn(self, node: Node | None) -> None:
+        # variable.cpp set_gradient_edge: a view's grad_fn is now up to date with its version
+        self._grad_fn = node
+        self._attr_version = self._version_counter[0]
+
+    @property
     def is_leaf(self) -> builtins.bool:
         return self.grad_fn is None
 
     @property
     def _version(self) -> int:
+        if self._is_inference:
+            raise RuntimeError("Inference tensors do not track version counter.")
         return self._version_counter[0]
 
     def _bump_version(self) -> None:
+        """An in-place write happened (c10/core/TensorImpl.h: VariableVersion::bump)."""
+        if self._is_inference:  # no counter to bump; outside inference_mode, no writes
+            if not _state.inference_mode:
+                raise RuntimeError(
+                    "Inplace update to inference tensor outside InferenceMode is not allowed."
+                    "You can make a clone to get a normal tensor before doing inplace update."
+                    "See https://github.com/pytorch/rfcs/pull/17 for more details."
+                )
+            return
         self._version_counter[0] += 1
+
+    def is_inference(self) -> builtins.bool:
+        return self._is_inference
 
     @property
     def retains_grad(self) -> builtins.bool:
@@ -317,9 +409,13 @@ class Tensor:
     # --- Task 3.1 -----------------------------------------------------------------------------
     @property
     def requires_grad(self) -> builtins.bool:
-        """Task 3.1: a leaf's own flag; a non-leaf requires grad because it has a grad_fn."""
+        """Task 3.1: a leaf's own flag; a non-leaf requires grad because it has a grad_fn; a
+        view made under no_grad has neither, and requires grad if its base does
+        (variable.h: DifferentiableViewMeta::requires_grad)."""
         ### BEGIN SOLUTION
-        return self._requires_grad or self.grad_fn is not None
+        if self._requires_grad or self._grad_fn is not None:
+            return True
+        return self._base is not None and self._base.requires_grad
         ### END SOLUTION
 
     @requires_grad.setter
@@ -327,7 +423,7 @@ class Tensor:
         """Task 3.1: only leaves may change the flag (torch/csrc/autograd/python_variable.cpp:
         THPVariable_set_requires_grad), and only floating point tensors can require grad."""
         ### BEGIN SOLUTION
-        if not self.is_leaf:
+        if self._grad_fn is not None:  # C++ is_leaf(): a stale view's grad_fn is not remade
             raise RuntimeError(
                 "you can only change requires_grad flags of leaf variables. If you want to use "
                 "a computed variable in a subgraph that doesn't require differentiation use "
@@ -335,56 +431,83 @@ class Tensor:
             )
         if value and not self.dtype.is_floating_point:
             raise _not_differentiable_dtype_error()
+        if value and self._is_inference and not _state.inference_mode:
+            raise RuntimeError(
+                "Setting requires_grad=True on inference tensor outside InferenceMode is not "
+                "allowed."
+            )
         self._requires_grad = builtins.bool(value)
         ### END SOLUTION
 
     def requires_grad_(self, requires_grad: builtins.bool = True) -> Tensor:
+        """Unlike the property, asking a non-leaf for True is no error: it requires grad
+        already (variable.cpp: VariableHooks::requires_grad_; C++'s is_leaf reads grad_fn as
+        it is, without remaking a stale view's)."""
+        if requires_grad and self._grad_fn is not None:
+            return self
         self.requires_grad = requires_grad
         return self
 
     def detach(self) -> Tensor:
         """Task 3.1: a new leaf sharing the data AND the version counter, with no history
         (torch: Tensor.detach is a view that is not differentiable)."""
+        _refuse_inference_inputs(self)
         ### BEGIN SOLUTION
         out = Tensor(self._array)
         out._version_counter = self._version_counter
+        out._is_inference = self._is_inference  # a view: an inference tensor's is one too
         return out
         ### END SOLUTION
 
     # --- ops: thin methods over the functions of Task 3.2 and 3.4 -------------------------------
+    @_operator
     def __add__(self, other: Any) -> Tensor:
         return add(self, other)
 
+    @_operator
     def __radd__(self, other: Any) -> Tensor:
         return add(self, other)
 
+    @_operator
     def __sub__(self, other: Any) -> Tensor:
         return sub(self, other)
 
+    @_operator
     def __rsub__(self, other: Any) -> Tensor:
         return rsub(self, other)
 
+    @_operator
     def __mul__(self, other: Any) -> Tensor:
         return mul(self, other)
 
+    @_operator
     def __rmul__(self, other: Any) -> Tensor:
         return mul(self, other)
 
+    @_operator
     def __truediv__(self, other: Any) -> Tensor:
         return div(self, other)
 
     def __rtruediv__(self, other: Any) -> Tensor:
-        return mul(reciprocal(self), other)  # torch/_tensor.py: __rtruediv__
+        # torch/_tensor.py __rtruediv__: ``self.reciprocal() * other``; the reciprocal is
+        # computed (and its result saved) before a bad ``other`` makes it NotImplemented
+        r = reciprocal(self)
+        if not isinstance(other, Tensor | int | builtins.float):
+            return NotImplemented
+        return mul(r, other)
 
     def __neg__(self) -> Tensor:
         return neg(self)
 
+    @_operator
     def __pow__(self, exponent: Any) -> Tensor:
         return pow(self, exponent)
 
+    @_operator
     def __rpow__(self, base: Any) -> Tensor:
         return pow(base, self)
 
+    @_operator
     def __matmul__(self, other: Tensor) -> Tensor:
         return mm(self, other)
 
@@ -466,7 +589,7 @@ class Tensor:
         return to(self, float64)
 
     def add_(self, other: Any, alpha: builtins.float = 1) -> Tensor:
-        return add_(self, other if alpha == 1 else mul(_wrap(other), alpha))
+        return add_(self, other, alpha)
 
     def mul_(self, other: Any) -> Tensor:
         return mul_(self, other)
@@ -604,6 +727,7 @@ class Node:
         self._next_edges: list[Edge] = []
         self._input_metadata: list[tuple[Size, DType]] = []  # (shape, dtype) of each output
         self._saved: dict[str, Any] = {}  # name -> SavedVariable or a plain value
+        self._unpacked: dict[str, Any] = {}  # while the node runs: its saved tensors, unpacked
         self._pre_hooks: dict[int, Callable] = {}
         self._post_hooks: dict[int, Callable] = {}
         self._tensor_pre_hooks: dict[int, dict[int, Callable]] = {}  # input_nr -> hooks
@@ -623,15 +747,32 @@ class Node:
     def num_inputs(self) -> int:
         return len(self._input_metadata)
 
-    def needs(self, i: int) -> builtins.bool:
-        """Is output i (the gradient of forward input i) wanted? (task_should_compute_output)"""
+    def should_compute_output(self, i: int) -> builtins.bool:
+        """At forward time: does input i's edge go anywhere? (function.h: an input that
+        requires grad may still have no edge: a view made under no_grad.) What to save
+        depends on it."""
         return self._next_edges[i].function is not None
+
+    def needs(self, i: int) -> builtins.bool:
+        """Is output i (the gradient of forward input i) wanted? Its edge must go somewhere,
+        and, when the running backward has ``inputs=`` (or is a ``grad()``), to a node that
+        will run (function.h: task_should_compute_output)."""
+        fn = self._next_edges[i].function
+        if fn is None:
+            return False
+        tasks = _state.graph_tasks
+        if tasks and tasks[-1].exec_info:
+            info = tasks[-1].exec_info.get(fn)
+            return info is not None and info.should_execute()
+        return True
 
     def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
         raise NotImplementedError(f"{self.name()} has no backward")
 
-    def tensor_pre_hooks(self, input_nr: int) -> list[Callable]:
-        return list(self._tensor_pre_hooks.get(input_nr, {}).values())
+    def tensor_pre_hooks(self) -> list[tuple[int, dict[int, Callable]]]:
+        """(input_nr, its hooks) for each tensor that registered hooks here, in the order the
+        tensors registered their first one (Node::tensor_pre_hooks is one list)."""
+        return list(self._tensor_pre_hooks.items())
 
     def save(self, name: str, value: Any, is_output: builtins.bool = False) -> None:
         """Task 3.2: keep ``value`` for backward, readable as ``_saved_<name>``. Tensors become
@@ -643,8 +784,34 @@ class Node:
         ### END SOLUTION
 
     def saved(self, name: str) -> Any:
+        if name in self._unpacked:  # already unpacked for this run of the node
+            return self._unpacked[name]
         value = self._saved[name]
         return value.unpack() if isinstance(value, SavedVariable) else value
+
+    def __call__(self, grads: list[Tensor | None]) -> list[Tensor | None]:
+        """Run the node as the engine does (Node::operator()). torch's generated ``apply``
+        first unpacks every tensor the node saved, in the order it saved them, whether or not
+        this run needs it, even if no gradient arrived: their checks (freed? changed in
+        place?) and unpack hooks come first, and in that order. Then, if some gradient is
+        defined, it computes only the outputs this backward needs (``needs``): the others are
+        None, as a post-hook sees them."""
+        if isinstance(self, GraphRoot | BackwardCFunction | AccumulateGrad):  # hand-written
+            return self.apply(grads)
+        self._unpacked = {
+            name: value.unpack()
+            for name, value in self._saved.items()
+            if isinstance(value, SavedVariable)
+        }
+        run = any(g is not None for g in grads) and any(
+            self.needs(i) for i in range(len(self._next_edges))
+        )
+        try:  # no gradient arrived (any_grad_defined), or none is wanted: no formula runs
+            outputs = self.apply(grads) if run else []
+        finally:
+            self._unpacked = {}
+        outputs = outputs or [None] * len(self._next_edges)
+        return [g if self.needs(i) else None for i, g in enumerate(outputs)]
 
     def release_variables(self) -> None:
         """Free the saved tensors (Node::release_variables): backward without retain_graph."""
@@ -671,15 +838,48 @@ class Node:
 
 
 def _requires_grad(*xs: Any) -> builtins.bool:
-    return is_grad_enabled() and any(isinstance(x, Tensor) and x.requires_grad for x in xs)
+    """Should an op record? Grad mode on, outside inference_mode (which excludes the Autograd
+    dispatch keys, so even enable_grad inside it records nothing), and an input requires grad."""
+    _refuse_inference_inputs(*xs)
+    if _state.inference_mode or not is_grad_enabled():
+        return False
+    return any(isinstance(x, Tensor) and x.requires_grad for x in xs)
+
+
+def _refuse_inference_inputs(*xs: Any) -> None:
+    """Outside inference_mode, what an op does with an inference tensor depends on its kernel:
+    an inference tensor has no Autograd dispatch key, so the op records a node only if another
+    input brings the key (``a * 2`` records MulBackward0, ``a ** 2`` nothing, ``a.mean()`` of
+    one that requires grad raises, ``a.sum(0)`` is at version 1). Not modelled: refused."""
+    if not _state.inference_mode and any(isinstance(x, Tensor) and x._is_inference for x in xs):
+        raise NotImplementedError(
+            "an inference tensor used outside inference_mode: torch's answer depends on the "
+            "op's kernel (no Autograd key on it); this engine does not model it. Use "
+            "t.clone() inside inference_mode, or do the work inside it"
+        )
+
+
+def _make_inplace_node(cls: type[Node], self: Tensor, *others: Any) -> Node | None:
+    """The node of an in-place op. Writing an inference tensor outside inference_mode records
+    nothing: the write happens, then bumping its (missing) version counter raises."""
+    if self._is_inference and not _state.inference_mode:
+        if is_grad_enabled() and any(
+            isinstance(x, Tensor) and x.requires_grad for x in (self, *others)
+        ):
+            _refuse_inference_inputs(self)
+        return None
+    return _make_node(cls, self, *others)
 
 
 def gradient_edge(t: Tensor) -> Edge:
     """Task 3.2 (given): where t's gradient goes (torch/csrc/autograd/variable.cpp:
-    gradient_edge): its grad_fn at output_nr, or its AccumulateGrad if it is a leaf."""
-    if t.grad_fn is not None:
-        return Edge(t.grad_fn, t.output_nr)
-    if t.requires_grad:
+    gradient_edge): its grad_fn at output_nr, or its AccumulateGrad if it is a leaf that
+    requires grad BY ITS OWN FLAG (variable.cpp grad_accumulator: a view made under no_grad
+    requires grad through its base, yet has no AccumulateGrad: its edge goes nowhere)."""
+    fn = t.grad_fn
+    if fn is not None:
+        return Edge(fn, t.output_nr)
+    if t._requires_grad:
         return Edge(grad_accumulator(t), 0)
     return Edge(None, 0)
 
@@ -715,35 +915,199 @@ def _new(array: np.ndarray, dtype: DType | None = None) -> Tensor:
     return Tensor(np.asarray(array, dtype=(dtype.np if dtype else None)))
 
 
-def _view_of(base: Tensor, array: np.ndarray) -> Tensor:
-    """A view: shares the base's data and version counter (torch: as_view)."""
-    out = Tensor(np.asarray(array))
+def _view_of(base: Tensor, view_fn: Callable[[np.ndarray], np.ndarray]) -> Tensor:
+    """A view: ``view_fn`` of the base's data, sharing its data and version counter
+    (torch/csrc/autograd/VariableTypeUtils.h: as_view). It remembers its ROOT base, how to make
+    it again from that root (the view functions of a view of a view chained, as ViewInfo::chain
+    does) and the mode it was made in (``creation_meta``: variable.h propagate_creation_meta):
+    an in-place write through the view, or on its base, needs all three."""
+    out = Tensor(np.asarray(view_fn(base._array)))
     out._version_counter = base._version_counter
+    out._is_inference = base._is_inference
+    if base._is_inference:  # an inference tensor keeps no autograd metadata, views neither
+        return out
     out._base = base if base._base is None else base._base
+    prev = base._view_fn
+    out._view_fn = view_fn if prev is None else (lambda a: view_fn(prev(a)))
+    mode = "DEFAULT" if is_grad_enabled() else "NO_GRAD_MODE"
+    mode = "INFERENCE_MODE" if _state.inference_mode else mode
+    if mode == "DEFAULT" or base._creation_meta == "INFERENCE_MODE":
+        mode = base._creation_meta
+    out._creation_meta = mode
+    out._attr_version = base._version_counter[0]
     return out
 
 
+def _nocopy_reshape(array: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | None:
+    """``array`` with a new shape WITHOUT copying, or None where its strides do not allow it;
+    the new strides are those torch computes (they are visible, size-1 dims included)."""
+    known = math.prod(n for n in shape if n != -1)
+    shape = tuple(array.size // known if n == -1 and known else n for n in shape)
+    if math.prod(shape) != array.size:
+        raise RuntimeError(
+            f"shape '{_format_size(shape)}' is invalid for input of size {array.size}"
+        )
+    strides = _compute_stride(array.shape, _element_strides(array), shape)
+    if strides is None:
+        return None
+    byte_strides = [st * array.itemsize for st in strides]
+    return np.lib.stride_tricks.as_strided(array, shape, byte_strides)
+
+
+def _compute_stride(old: Sequence[int], stride: Sequence[int], new: Sequence[int]):
+    """aten/src/ATen/TensorUtils.cpp computeStride: walk the old dims from the last, in chunks
+    of dims that are contiguous with each other; the new dims must tile each chunk exactly."""
+    if not old:
+        return (1,) * len(new)
+    if math.prod(old) == 0:
+        return tuple(stride) if tuple(old) == tuple(new) else None
+    out = [0] * len(new)
+    view_d = len(new) - 1
+    base, tensor_numel, view_numel = stride[-1], 1, 1
+    for d in range(len(old) - 1, -1, -1):
+        tensor_numel *= old[d]
+        if d == 0 or (old[d - 1] != 1 and stride[d - 1] != tensor_numel * base):
+            while view_d >= 0 and (view_numel < tensor_numel or new[view_d] == 1):
+                out[view_d] = view_numel * base
+                view_numel *= new[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if d > 0:
+                base, tensor_numel, view_numel = stride[d - 1], 1, 1
+    return tuple(out) if view_d == -1 else None
+
+
 def _binary(np_op: Callable, a: Tensor, b: Tensor, dtype: DType | None = None) -> Tensor:
-    """Compute in the promoted dtype, so float32 stays float32 (TensorIterator's common dtype)."""
+    """Compute in the promoted dtype, so float32 stays float32 (TensorIterator's common dtype),
+    the result laid out as TensorIterator lays it out (``_elementwise``)."""
     dt = dtype or result_type(a, b)
-    out = np_op(a._array.astype(dt.np, copy=False), b._array.astype(dt.np, copy=False))
-    return _new(out, dt)
+    wide = float64 if np_op in _ROUNDED_ONCE and dt.is_floating_point else dt
+    out = np_op(a._array.astype(wide.np, copy=False), b._array.astype(wide.np, copy=False))
+    return _new(_elementwise(np.asarray(out).astype(dt.np, copy=False), a, b), dt)
+
+
+# --- given: where a result lives. Strides are visible (is_contiguous, what view() and
+# reshape() may do), so a result must be laid out as torch lays it out, not as NumPy does.
+
+
+def _element_strides(a: np.ndarray) -> tuple[int, ...]:
+    return tuple(st // a.itemsize for st in a.strides)
+
+
+def _non_overlapping_and_dense(shape: Sequence[int], strides: Sequence[int]) -> builtins.bool:
+    """c10 is_non_overlapping_and_dense: some order of the dims is a contiguous layout."""
+    expected = 1
+    for stride, n in sorted((st, n) for n, st in zip(shape, strides, strict=True) if n != 1):
+        if stride != expected:
+            return False
+        expected *= n
+    return True
+
+
+def _c_order(values: np.ndarray) -> np.ndarray:
+    return values if values.flags.c_contiguous else values.copy(order="C")
+
+
+def _laid_out(values: np.ndarray, order: Sequence[int]) -> np.ndarray:
+    """``values`` copied into a dense array whose dims, fastest first, are ``order``."""
+    strides = [0] * values.ndim
+    step = 1
+    for d in order:
+        strides[d] = step
+        step *= values.shape[d]
+    return _with_strides(values, strides)
+
+
+def _with_strides(values: np.ndarray, strides: Sequence[int]) -> np.ndarray:
+    """``values`` copied into a new dense array with these element strides (those of a size-1
+    dim included: they are visible, and torch keeps them)."""
+    buffer = np.empty(max(values.size, 1), dtype=values.dtype)
+    byte_strides = [s * values.itemsize for s in strides]
+    out = np.lib.stride_tricks.as_strided(buffer, values.shape, byte_strides)
+    out[...] = values
+    return out
+
+
+def _elementwise(values: np.ndarray, *inputs: Tensor) -> np.ndarray:
+    """The layout TensorIterator gives an elementwise op's result
+    (aten/src/ATen/TensorIterator.cpp: compute_fast_setup_type, reorder_dimensions): inputs of
+    the result's shape that are all contiguous give a contiguous result, all dense with the
+    same strides give those strides; otherwise the dims are sorted by the inputs' strides
+    (the first input decides, broadcast dims do not count, ties go to the smaller dim)."""
+    shape, nd = values.shape, values.ndim
+    arrays = [t._array for t in inputs]
+    if nd <= 1:
+        return _c_order(values)
+    if all(a.shape == shape for a in arrays):
+        if all(a.flags.c_contiguous for a in arrays):
+            return _c_order(values)
+        strides = {_element_strides(a) for a in arrays}
+        if len(strides) == 1 and _non_overlapping_and_dense(shape, next(iter(strides))):
+            return _with_strides(values, next(iter(strides)))
+    # each input's byte strides over the result's dims: 0 where broadcast
+    op_strides = []
+    for a in arrays:
+        lead = nd - a.ndim
+        op_strides.append(
+            [0] * lead
+            + [
+                0 if n == 1 and shape[lead + i] != 1 else st
+                for i, (n, st) in enumerate(zip(a.shape, a.strides, strict=True))
+            ]
+        )
+
+    def should_swap(d0: int, d1: int) -> int:
+        for st in op_strides:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return -1 if s0 < s1 else 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    perm = list(range(nd))[::-1]
+    for i in range(1, nd):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            comparison = should_swap(perm[d0], perm[d1])
+            if comparison > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif comparison < 0:
+                break
+    return _laid_out(values, perm)
+
+
+def _preserve_format(values: np.ndarray, like: np.ndarray) -> np.ndarray:
+    """A copy's layout (empty_like with preserve_format, as clone() and to() use): the
+    source's strides if it is dense, else contiguous."""
+    strides = _element_strides(like)
+    if values.ndim > 1 and _non_overlapping_and_dense(like.shape, strides):
+        return _with_strides(values, strides)
+    return values.copy(order="C")  # always a copy: ``values`` may be the source itself
 
 
 def sum_to(grad: Tensor, shape: Sequence[int]) -> Tensor:
-    """Task 3.2: reduce a broadcast gradient back to ``shape`` (aten/src/ATen/ExpandUtils.h:
-    sum_to): sum the leading dims away, then keepdim-sum each dim where ``shape`` has a 1."""
+    """Task 3.2: reduce a broadcast gradient back to ``shape`` as aten/src/ATen/ExpandUtils.h
+    sum_to does (the ops matter under create_graph): to a 0-dim shape, ``sum()``; else ONE
+    keepdim sum over the leading dims and each dim where ``shape`` has a 1, then ``view`` the
+    leading 1s away. Nothing to do when the shapes already agree."""
     ### BEGIN SOLUTION
     shape = tuple(shape)
     if grad.shape == shape:
         return grad
+    if not shape:
+        return grad.sum()
     lead = grad.dim() - len(shape)
-    if lead:
-        grad = grad.sum(tuple(range(lead)))
-    dims = tuple(i for i, s in enumerate(shape) if s == 1 and grad.shape[i] != 1)
+    dims = tuple(range(lead)) + tuple(
+        i for i in range(lead, grad.dim()) if shape[i - lead] == 1 and grad.shape[i] != 1
+    )
     if dims:
         grad = grad.sum(dims, keepdim=True)
-    return grad
+    return grad.view(shape) if lead else grad
     ### END SOLUTION
 
 
@@ -755,10 +1119,12 @@ class AddBackward0(Node):
         """Task 3.2: d(a + alpha*b) = (g, alpha*g), each summed to its input's shape."""
         ### BEGIN SOLUTION
         (g,) = grads
-        shapes = self.saved("shapes")
+        shapes, alpha = self.saved("shapes"), self.saved("alpha")
         return [
             sum_to(g, shapes[0]) if self.needs(0) else None,
-            sum_to(g, shapes[1]) if self.needs(1) else None,
+            sum_to(g if alpha == 1 else _mul_scalar(g, alpha), shapes[1])
+            if self.needs(1)
+            else None,
         ]
         ### END SOLUTION
 
@@ -834,8 +1200,10 @@ class MulBackward0(Node):
         ### BEGIN SOLUTION
         (g,) = grads
         shapes = self.saved("shapes")
-        ga = sum_to(g * self.saved("other"), shapes[0]) if self.needs(0) else None
+        # torch's generated apply computes the inputs' gradients in the order of their names:
+        # "other" first (it shows in the pack hooks of a create_graph backward)
         gb = sum_to(g * self.saved("self"), shapes[1]) if self.needs(1) else None
+        ga = sum_to(g * self.saved("other"), shapes[0]) if self.needs(0) else None
         return [ga, gb]
         ### END SOLUTION
 
@@ -847,8 +1215,8 @@ def mul(self: Tensor, other: Any) -> Tensor:
     a, b = _wrap(self), _wrap(other)
     out = _binary(np.multiply, a, b)
     if node := _make_node(MulBackward0, a, b):
-        node.save("self", a if b.requires_grad else None)
-        node.save("other", b if a.requires_grad else None)
+        node.save("other", b if node.should_compute_output(0) else None)  # packed first
+        node.save("self", a if node.should_compute_output(1) else None)
         node.save("shapes", (a.shape, b.shape))
         set_history(out, node)
     return out
@@ -861,11 +1229,9 @@ class DivBackward0(Node):
         ### BEGIN SOLUTION
         (g,) = grads
         shapes = self.saved("shapes")
-        ga = sum_to(g / self.saved("other"), shapes[0]) if self.needs(0) else None
-        gb = None
-        if self.needs(1):
-            a, b = self.saved("self"), self.saved("other")
-            gb = sum_to(-g * ((a / b) / b), shapes[1])
+        b, a = self.saved("other"), self.saved("self")  # unpacked once each, in saving order
+        gb = sum_to(-g * ((a / b) / b), shapes[1]) if self.needs(1) else None  # "other" first
+        ga = sum_to(g / b, shapes[0]) if self.needs(0) else None
         return [ga, gb]
         ### END SOLUTION
 
@@ -881,8 +1247,8 @@ def div(self: Tensor, other: Any) -> Tensor:
     a, b = _wrap(self), _wrap(other)
     out = _binary(np.divide, a, b, _true_divide_dtype(a, b))
     if node := _make_node(DivBackward0, a, b):
-        node.save("self", a if b.requires_grad else None)
         node.save("other", b)  # both gradients divide by b; only b's needs a (derivatives.yaml)
+        node.save("self", a if node.should_compute_output(1) else None)
         node.save("shapes", (a.shape, b.shape))
         set_history(out, node)
     return out
@@ -902,7 +1268,7 @@ def reciprocal(self: Tensor) -> Tensor:
     """Task 3.2: 1/a -> ReciprocalBackward0; ``2 / a`` is ``a.reciprocal() * 2`` in torch."""
     ### BEGIN SOLUTION
     dt = self.dtype if self.dtype.is_floating_point else float32
-    out = _new(1 / self._array.astype(dt.np), dt)
+    out = _new(_elementwise(1 / self._array.astype(dt.np), self), dt)
     if node := _make_node(ReciprocalBackward0, self):
         set_history(out, node)
         node.save("result", out, is_output=True)
@@ -921,7 +1287,7 @@ class NegBackward0(Node):
 def neg(self: Tensor) -> Tensor:
     """Task 3.2: ``-a`` -> NegBackward0."""
     ### BEGIN SOLUTION
-    out = _new(-self._array, self.dtype)
+    out = _new(_elementwise(-self._array, self), self.dtype)
     if node := _make_node(NegBackward0, self):
         set_history(out, node)
     return out
@@ -934,30 +1300,32 @@ def neg(self: Tensor) -> Tensor:
 class PowBackward0(Node):
     def apply(self, grads: list) -> list:
         """Task 3.2: d(a**c) = g * (c * a**(c-1)), zero if c == 0
-        (FunctionsManual.cpp: pow_backward)."""
+        (FunctionsManual.cpp: pow_backward; ``c *`` is a C++ scalar product: _mul_scalar)."""
         ### BEGIN SOLUTION
         (g,) = grads
         c, a = self.saved("exponent"), self.saved("self")
         if c == 0:
-            return [g * 0]
-        return [g * (c * a ** (c - 1))]
+            return [zeros_like(a)]
+        return [g * _mul_scalar(a ** (c - 1), c)]
         ### END SOLUTION
 
 
 class PowBackward1(Node):
     def apply(self, grads: list) -> list:
-        """Task 3.2: d(a**b) = (g * b * a**(b-1), g * result * log(a))
-        (pow_backward_self, pow_backward_exponent; torch masks log(0) where b >= 0)."""
+        """Task 3.2: d(a**b) = (g * b * a**(b-1), g * result * log(a)), with torch's masks
+        written as ``where`` (FunctionsManual.cpp pow_backward_self, pow_backward_exponent)."""
         ### BEGIN SOLUTION
         (g,) = grads
-        a, b = self.saved("self"), self.saved("exponent")
-        ga = sum_to(g * (b * a ** (b - 1)), a.shape) if self.needs(0) else None
-        gb = None
-        if self.needs(1):
-            # torch: where(a == 0 & b >= 0, 0, result * log(a)); log(a + mask) avoids log(0)
-            mask = _new((a._array == 0) & (b._array >= 0), a.dtype)
-            log_a = log(a + mask) * (1 - mask)
-            gb = sum_to(g * (self.saved("result") * log_a), b.shape)
+        b, a, result = self.saved("exponent"), self.saved("self"), self.saved("result")
+        zero = zeros(dtype=g.dtype)
+        ga = gb = None
+        if self.needs(1):  # pow_backward_exponent ("exponent" first): 0 where a == 0, b >= 0
+            cond = _new((a._array == 0) & (b._array >= 0))
+            gb = g * where(cond, zero, result * a.to(result_type(a, b)).log())
+            gb = sum_to(gb, b.shape)
+        if self.needs(0):  # pow_backward_self: 0 where b == 0, else g * b * a**(b - 1)
+            ga = where(_new(b._array == 0), zero, g * (b * a ** _sub_scalar(b, 1)))
+            ga = sum_to(ga, a.shape)
         return [ga, gb]
         ### END SOLUTION
 
@@ -968,7 +1336,8 @@ class PowBackward2(Node):
         ### BEGIN SOLUTION
         (g,) = grads
         c = self.saved("self")
-        return [g * (self.saved("result") * math.log(c))]
+        _, result = self.saved("exponent"), self.saved("result")  # torch unpacks both, in order
+        return [g * (result * math.log(c))]
         ### END SOLUTION
 
 
@@ -979,7 +1348,8 @@ def pow(self: Any, exponent: Any) -> Tensor:
     if not isinstance(self, Tensor):  # a number to a tensor power
         dt = result_type(_wrap(self), exponent)
         dt = dt if dt.is_floating_point else float32
-        out = _new(np.power(dt.np.type(self), exponent._array.astype(dt.np)), dt)
+        values = np.power(builtins.float(self), exponent._array.astype(np.float64))
+        out = _new(_elementwise(values.astype(dt.np), exponent), dt)
         if node := _make_node(PowBackward2, exponent):
             node.save("self", self)
             node.save("exponent", exponent)
@@ -989,8 +1359,8 @@ def pow(self: Any, exponent: Any) -> Tensor:
     if isinstance(exponent, Tensor):
         out = _binary(np.power, self, exponent)
         if node := _make_node(PowBackward1, self, exponent):
-            node.save("self", self)
             node.save("exponent", exponent)
+            node.save("self", self)
             set_history(out, node)
             node.save("result", out, is_output=True)
         return out
@@ -1006,9 +1376,16 @@ def pow(self: Any, exponent: Any) -> Tensor:
 # --- unary pointwise ops --------------------------------------------------------------------------
 
 
+# torch's float32 kernels of these (nearly always) round the exact result; NumPy's float32
+# ones are often an ulp off, which an ill-conditioned gradient (1 - tanh(x)**2 near 1) makes
+# visible: compute them in float64 and round once.
+_ROUNDED_ONCE = (np.exp, np.log, np.tanh, np.sin, np.cos, np.power)
+
+
 def _float_unary(np_op: Callable, a: Tensor) -> Tensor:
     dt = a.dtype if a.dtype.is_floating_point else float32
-    return _new(np_op(a._array.astype(dt.np)), dt)
+    wide = float64 if np_op in _ROUNDED_ONCE else dt
+    return _new(_elementwise(np_op(a._array.astype(wide.np)).astype(dt.np), a), dt)
 
 
 def _unary(np_op: Callable, node_cls: type[Node], a: Tensor, save: str) -> Tensor:
@@ -1021,6 +1398,127 @@ def _unary(np_op: Callable, node_cls: type[Node], a: Tensor, save: str) -> Tenso
         if save == "result":
             node.save("result", out, is_output=True)
     return out
+
+
+# --- given: the ops torch's C++ backward formulas call ----------------------------------------
+# In C++, ``grad * 2.0`` is mul.Scalar (MulBackward1: one edge, the number kept), not the
+# mul.Tensor of Python's ``t * 2`` (MulBackward0); and some backward formulas are ops with
+# derivatives of their own. Under create_graph these nodes are what a gradient's graph shows.
+
+
+class MulBackward1(Node):
+    def apply(self, grads: list) -> list:
+        return [_mul_scalar(grads[0], self.saved("other"))]
+
+
+class DivBackward1(Node):
+    def apply(self, grads: list) -> list:
+        return [_div_scalar(grads[0], self.saved("other"))]
+
+
+class AddBackward1(Node):
+    def apply(self, grads: list) -> list:
+        return [grads[0]]
+
+
+def _scalar_op(np_op: Callable, node_cls: type[Node], t: Tensor, c: Any) -> Tensor:
+    out = _binary(np_op, t, _wrap(c))
+    if node := _make_node(node_cls, t):
+        node.save("other", c)
+        set_history(out, node)
+    return out
+
+
+class SubBackward1(Node):
+    def apply(self, grads: list) -> list:
+        return [grads[0]]
+
+
+def _sub_scalar(t: Tensor, c: Any) -> Tensor:
+    """``t - c`` as C++ writes it (sub.Scalar -> SubBackward1)."""
+    return _scalar_op(np.subtract, SubBackward1, t, c)
+
+
+class WhereBackward0(Node):
+    def apply(self, grads: list) -> list:
+        """derivatives.yaml where.self: (where(c, g, 0), where(c, 0, g))."""
+        (g,) = grads
+        cond, zero = self.saved("condition"), zeros(dtype=g.dtype)
+        return [
+            where(cond, g, zero) if self.needs(0) else None,
+            where(cond, zero, g) if self.needs(1) else None,
+        ]
+
+
+def where(cond: Tensor, a: Tensor, b: Tensor) -> Tensor:
+    """at::where(condition, self, other) -> WhereBackward0, saving the (bool) condition."""
+    dt = result_type(a, b)
+    values = np.where(cond._array, a._array.astype(dt.np), b._array.astype(dt.np))
+    out = _new(_elementwise(values, cond, a, b), dt)
+    if node := _make_node(WhereBackward0, a, b):
+        node.save("condition", cond)
+        set_history(out, node)
+    return out
+
+
+def _mul_scalar(t: Tensor, c: Any) -> Tensor:
+    """``t * c`` as C++ writes it (mul.Scalar -> MulBackward1)."""
+    return _scalar_op(np.multiply, MulBackward1, t, c)
+
+
+def _div_scalar(t: Tensor, c: Any) -> Tensor:
+    """``t / c`` as C++ writes it (div.Scalar -> DivBackward1)."""
+    return _scalar_op(np.divide, DivBackward1, t, c)
+
+
+def _add_scalar(t: Tensor, c: Any) -> Tensor:
+    """``t + c`` as C++ writes it (add.Scalar -> AddBackward1)."""
+    return _scalar_op(np.add, AddBackward1, t, c)
+
+
+class SigmoidBackwardBackward0(Node):
+    def apply(self, grads: list) -> list:
+        """derivatives.yaml sigmoid_backward: (sigmoid_backward(g, output),
+        g * grad_output * (-2 * output + 1))."""
+        (g,) = grads
+        grad_output, output = self.saved("grad_output"), self.saved("output")
+        return [
+            sigmoid_backward(g, output) if self.needs(0) else None,
+            g * grad_output * _add_scalar(_mul_scalar(output, -2), 1) if self.needs(1) else None,
+        ]
+
+
+class TanhBackwardBackward0(Node):
+    def apply(self, grads: list) -> list:
+        """derivatives.yaml tanh_backward: (tanh_backward(g, output),
+        g * (-2 * output * grad_output))."""
+        (g,) = grads
+        grad_output, output = self.saved("grad_output"), self.saved("output")
+        return [
+            tanh_backward(g, output) if self.needs(0) else None,
+            g * (_mul_scalar(output, -2) * grad_output) if self.needs(1) else None,
+        ]
+
+
+def _backward_op(node_cls: type[Node], values: np.ndarray, grad: Tensor, output: Tensor):
+    out = _new(_elementwise(values.astype(grad.dtype.np), grad, output), grad.dtype)
+    if node := _make_node(node_cls, grad, output):
+        node.save("grad_output", grad)
+        node.save("output", output)
+        set_history(out, node)
+    return out
+
+
+def sigmoid_backward(grad: Tensor, output: Tensor) -> Tensor:
+    """``grad * (1 - output) * output``, an op of its own (SigmoidBackwardBackward0)."""
+    g, y = grad._array, output._array
+    return _backward_op(SigmoidBackwardBackward0, g * (1 - y) * y, grad, output)
+
+
+def tanh_backward(grad: Tensor, output: Tensor) -> Tensor:
+    """``grad * (1 - output * output)``, an op of its own (TanhBackwardBackward0)."""
+    g, y = grad._array, output._array
+    return _backward_op(TanhBackwardBackward0, g * (1 - y * y), grad, output)
 
 
 class ExpBackward0(Node):
@@ -1056,10 +1554,9 @@ def log(a: Tensor) -> Tensor:
 
 class TanhBackward0(Node):
     def apply(self, grads: list) -> list:
-        """Task 3.2: d tanh(a) = g * (1 - r*r) (FunctionsManual: tanh_backward)."""
+        """Task 3.2: d tanh(a) = g * (1 - r*r), computed by the op ``tanh_backward``."""
         ### BEGIN SOLUTION
-        r = self.saved("result")
-        return [grads[0] * (1 - r * r)]
+        return [tanh_backward(grads[0], self.saved("result"))]
         ### END SOLUTION
 
 
@@ -1083,22 +1580,24 @@ class ThresholdBackwardBackward0(Node):
         """Task 3.2: relu's backward is itself an op (for create_graph): linear in the
         gradient, flat (zero derivative) in the result it masks with."""
         ### BEGIN SOLUTION
-        mask = self.saved("mask")
+        result = self.saved("self")
         return [
-            grads[0] * mask if self.needs(0) else None,
-            zeros_like(mask) if self.needs(1) else None,
+            threshold_backward(grads[0], result) if self.needs(0) else None,
+            zeros_like(grads[0]) if self.needs(1) else None,
         ]
         ### END SOLUTION
 
 
 def threshold_backward(grad: Tensor, result: Tensor) -> Tensor:
-    """Task 3.2: ``grad`` where ``result > 0``, else 0 -> ThresholdBackwardBackward0 when
-    recorded (torch records it under create_graph: the second derivative of relu is 0)."""
+    """Task 3.2: 0 where ``result <= 0``, else ``grad`` (selected, not multiplied: a nan
+    gradient does not leak through a 0, and a nan result lets the gradient through)
+    -> ThresholdBackwardBackward0 when recorded (torch records it under create_graph, saving
+    ``result`` as its self: the second derivative of relu is 0)."""
     ### BEGIN SOLUTION
-    mask = _new(result._array > 0, grad.dtype)
-    out = _new(grad._array * mask._array)
+    values = np.where(result._array <= 0, 0, grad._array).astype(grad.dtype.np)
+    out = _new(_elementwise(values, grad, result), grad.dtype)
     if node := _make_node(ThresholdBackwardBackward0, grad, result):
-        node.save("mask", mask)
+        node.save("self", result)
         set_history(out, node)
     return out
     ### END SOLUTION
@@ -1113,10 +1612,9 @@ def relu(a: Tensor) -> Tensor:
 
 class SigmoidBackward0(Node):
     def apply(self, grads: list) -> list:
-        """Task 3.2: d sigmoid(a) = g * (1 - r) * r (sigmoid_backward)."""
+        """Task 3.2: d sigmoid(a) = g * (1 - r) * r, computed by the op ``sigmoid_backward``."""
         ### BEGIN SOLUTION
-        r = self.saved("result")
-        return [grads[0] * (1 - r) * r]
+        return [sigmoid_backward(grads[0], self.saved("result"))]
         ### END SOLUTION
 
 
@@ -1164,29 +1662,83 @@ def cos(a: Tensor) -> Tensor:
 # --- matrix products ------------------------------------------------------------------------------
 
 
+def _matmul(a: np.ndarray, b: np.ndarray, bias: np.ndarray | None = None) -> np.ndarray:
+    """A small matmul summed as torch's CPU kernel sums it: one product at a time, in k
+    order, each step rounded to the dtype. addmm starts from the bias, except for a
+    matrix-vector product (one column, gemv), which adds it to the finished sum. (NumPy's
+    BLAS sums in another order; for float32 the last bits differ.)"""
+    (m, k), n = a.shape, b.shape[1]
+    gemv = bias is not None and n == 1 and m > 1
+    if bias is None or gemv:  # from the first product, not from 0 (0 + -0 would be +0)
+        out, first = a[:, :1] * b[:1, :], 1
+    else:
+        out, first = np.broadcast_to(bias, (m, n)).astype(a.dtype), 0
+    for i in range(first, k):
+        out = out + a[:, i : i + 1] * b[i : i + 1, :]
+    return out + bias if gemv else out
+
+
+def _strides(t: Tensor) -> tuple[int, ...]:
+    """Strides in elements (torch's ``stride()``), from NumPy's in bytes."""
+    return tuple(st // t._array.itemsize for st in t._array.strides)
+
+
+def _column_major(shape: Sequence[int], strides: Sequence[int]) -> builtins.bool:
+    return strides[0] == 1 and strides[1] == shape[0]
+
+
+def _mm_mat1_backward(g: Tensor, mat2: Tensor, mat1_strides: tuple) -> Tensor:
+    """FunctionsManual.cpp mm_mat1_backward: ``g @ mat2.t()``, or, if mat1 was column-major,
+    ``(mat2 @ g.t()).t()`` (the same values, a column-major gradient)."""
+    shape = (g.shape[0], mat2.shape[0])
+    if _column_major(shape, mat1_strides):
+        return mm(mat2, g.t()).t()
+    return mm(g, mat2.t())
+
+
+def _mm_mat2_backward(g: Tensor, mat1: Tensor, mat2_strides: tuple) -> Tensor:
+    """FunctionsManual.cpp mm_mat2_backward: ``mat1.t() @ g``, or ``(g.t() @ mat1).t()``."""
+    shape = (mat1.shape[1], g.shape[1])
+    if _column_major(shape, mat2_strides):
+        return mm(g.t(), mat1).t()
+    return mm(mat1.t(), g)
+
+
 class MmBackward0(Node):
     def apply(self, grads: list) -> list:
-        """Task 3.2: d(A@B) = (g @ B.t(), A.t() @ g) (FunctionsManual: mm_mat1/mat2_backward)."""
+        """Task 3.2: d(A@B) = (g @ B.t(), A.t() @ g) (FunctionsManual: mm_mat1/mat2_backward,
+        which write it transposed for an input that was column-major)."""
         ### BEGIN SOLUTION
         (g,) = grads
-        ga = mm(g, self.saved("mat2").t()) if self.needs(0) else None
-        gb = mm(self.saved("self").t(), g) if self.needs(1) else None
+        mat2, me = self.saved("mat2"), self.saved("self")
+        gb = _mm_mat2_backward(g, me, self.saved("mat2_strides")) if self.needs(1) else None
+        ga = _mm_mat1_backward(g, mat2, self.saved("self_strides")) if self.needs(0) else None
         return [ga, gb]
         ### END SOLUTION
 
 
 def mm(self: Tensor, mat2: Tensor) -> Tensor:
     """Task 3.2: 2-D @ 2-D -> MmBackward0 (``a @ b``, ``matmul`` and ``mm`` all end here),
-    saving ``self`` only if mat2 needs grad and ``mat2`` only if self does."""
+    saving ``self`` only if mat2 needs grad and ``mat2`` only if self does. No promotion: the
+    two dtypes must be the same (aten/src/ATen/native/LinearAlgebra.cpp), checked by the
+    kernel, so AFTER autograd made the node and saved (packed) its tensors."""
     ### BEGIN SOLUTION
     if self.dim() != 2 or mat2.dim() != 2:
         raise NotImplementedError("this engine's matmul takes 2-D x 2-D only")
-    out = _binary(np.matmul, self, mat2)
     if node := _make_node(MmBackward0, self, mat2):
-        node.save("self", self if mat2.requires_grad else None)
-        node.save("mat2", mat2 if self.requires_grad else None)
+        node.save("mat2", mat2 if node.should_compute_output(0) else None)
+        node.save("self", self if node.should_compute_output(1) else None)
         node.save("self_sym_sizes", self.shape)
         node.save("mat2_sym_sizes", mat2.shape)
+        node.save("self_strides", _strides(self))
+        node.save("mat2_strides", _strides(mat2))
+    if self.dtype is not mat2.dtype:
+        raise RuntimeError(
+            "expected m1 and m2 to have the same dtype, but got: "
+            f"{_C_NAME[self.dtype]} != {_C_NAME[mat2.dtype]}"
+        )
+    out = _new(_matmul(self._array, mat2._array), self.dtype)
+    if node:
         set_history(out, node)
     return out
     ### END SOLUTION
@@ -1197,25 +1749,42 @@ class AddmmBackward0(Node):
         """Task 3.2: d(bias + m1 @ m2) = (sum_to(g), g @ m2.t(), m1.t() @ g)."""
         ### BEGIN SOLUTION
         (g,) = grads
+        m1, m2 = self.saved("mat1"), self.saved("mat2")  # unpacked in saving order
         gs = sum_to(g, self.saved("self_sym_sizes")) if self.needs(0) else None
-        g1 = mm(g, self.saved("mat2").t()) if self.needs(1) else None
-        g2 = mm(self.saved("mat1").t(), g) if self.needs(2) else None
+        g1 = _mm_mat1_backward(g, m2, self.saved("mat1_strides")) if self.needs(1) else None
+        g2 = _mm_mat2_backward(g, m1, self.saved("mat2_strides")) if self.needs(2) else None
         return [gs, g1, g2]
         ### END SOLUTION
 
 
 def addmm(bias: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
     """Task 3.2: bias + mat1 @ mat2 -> AddmmBackward0: what nn.Linear runs on 2-D input
-    (torch/nn/functional.py linear -> aten::addmm(bias, input, weight.t()))."""
+    (torch/nn/functional.py linear -> aten::addmm(bias, input, weight.t())). No promotion:
+    bias, then mat1, must have mat2's dtype (the checks of addmm_impl_cpu_, in the kernel:
+    after the node saved its tensors)."""
     ### BEGIN SOLUTION
-    prod = _binary(np.matmul, mat1, mat2)
-    out = _binary(np.add, bias, prod)
+    for i, (name, t) in enumerate((("self", bias), ("mat1", mat1), ("mat2", mat2))):
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                f"addmm(): argument '{name}' (position {i + 1}) must be Tensor, not "
+                f"{type(t).__name__}"
+            )
     if node := _make_node(AddmmBackward0, bias, mat1, mat2):
         node.save("self_sym_sizes", bias.shape)
-        node.save("mat1", mat1 if mat2.requires_grad else None)
-        node.save("mat2", mat2 if mat1.requires_grad else None)
+        node.save("mat1", mat1 if node.should_compute_output(2) else None)
+        node.save("mat2", mat2 if node.should_compute_output(1) else None)
         node.save("alpha", 1)
         node.save("beta", 1)
+        node.save("mat1_strides", _strides(mat1))
+        node.save("mat2_strides", _strides(mat2))
+    for name, t in (("self", bias), ("mat1", mat1)):
+        if t.dtype is not mat2.dtype:
+            raise RuntimeError(
+                f"{name} and mat2 must have the same dtype, but got {t.dtype.legacy_name} and "
+                f"{mat2.dtype.legacy_name}"
+            )
+    out = _new(_matmul(mat1._array, mat2._array, bias._array), mat2.dtype)
+    if node:
         set_history(out, node)
     return out
     ### END SOLUTION
@@ -1231,11 +1800,56 @@ def _dims(dim: int | Sequence[int] | None, ndim: int) -> tuple[int, ...]:
     return tuple(d % ndim if ndim else 0 for d in dims)
 
 
+def _row_sum(values: Sequence[Any], zero: Any) -> Any:
+    """aten/src/ATen/native/cpu/SumKernel.cpp row_sum: four accumulators taking every fourth
+    element, the leftovers into the first, then the four added in order."""
+    acc = [zero] * 4
+    whole = len(values) // 4 * 4
+    for i in range(whole):
+        acc[i % 4] = acc[i % 4] + values[i]
+    for i in range(whole, len(values)):
+        acc[0] = acc[0] + values[i]
+    return acc[0] + acc[1] + acc[2] + acc[3]
+
+
+def _cascade_sum(flat: np.ndarray) -> Any:
+    """SumKernel.cpp's order for one contiguous row (so a float32 sum rounds as torch's):
+    rows of 8 or more are summed 8 lanes at a time (vectorized_inner_sum: row_sum of the
+    vectors, then the leftovers, then the 8 lanes, in order); shorter rows by row_sum."""
+    zero = flat.dtype.type(0)
+    if flat.size < 8:
+        return _row_sum(list(flat), zero)
+    whole = flat.size // 8 * 8
+    lanes = _row_sum(list(flat[:whole].reshape(-1, 8)), np.zeros(8, flat.dtype))
+    total = zero
+    for v in flat[whole:]:
+        total = total + v
+    for v in lanes:
+        total = total + v
+    return total
+
+
+def _reduce_sum(a: np.ndarray, dims: tuple[int, ...], keepdim: builtins.bool, dt: DType):
+    """sum over ``dims`` in ``dt``. A float sum of everything is added in torch's order, the
+    elements taken in memory order (TensorIterator coalesces a dense tensor into one row)."""
+    if dt.is_floating_point and a.ndim and len(dims) == a.ndim and a.size:
+        strides = _element_strides(a)
+        if _non_overlapping_and_dense(a.shape, strides):
+            order = sorted(range(a.ndim), key=lambda d: (-strides[d], -d))
+            flat = np.transpose(a, order).reshape(-1)
+        else:
+            flat = a.reshape(-1)
+        total = _cascade_sum(flat.astype(dt.np))
+        return np.full((1,) * a.ndim if keepdim else (), total, dtype=dt.np)
+    return np.sum(a, axis=dims, keepdims=keepdim, dtype=dt.np)
+
+
 def _sum_backward(g: Tensor, sizes: Size, dims: tuple[int, ...], keepdim: builtins.bool):
-    """FunctionsManual.cpp: sum_backward: put the reduced dims back (as 1s), then expand."""
+    """FunctionsManual.cpp: sum_backward: put the reduced dims back (one unsqueeze each,
+    in order: unsqueeze_multiple), then expand."""
     if not keepdim and sizes:
-        kept = [1 if i in dims else s for i, s in enumerate(sizes)]
-        g = g.reshape(tuple(kept))
+        for d in sorted(dims):
+            g = unsqueeze(g, d)
     return g.expand(tuple(sizes))
 
 
@@ -1243,8 +1857,7 @@ class SumBackward0(Node):
     def apply(self, grads: list) -> list:
         """Task 3.2: sum of everything: expand g to the input's sizes."""
         ### BEGIN SOLUTION
-        sizes = self.saved("self_sym_sizes")
-        return [_sum_backward(grads[0], sizes, tuple(range(len(sizes))), False)]
+        return [grads[0].expand(tuple(self.saved("self_sym_sizes")))]
         ### END SOLUTION
 
 
@@ -1263,7 +1876,7 @@ def sum(self: Tensor, dim: int | Sequence[int] | None = None, keepdim: builtins.
     ### BEGIN SOLUTION
     dims = _dims(dim, self.dim())
     dt = self.dtype if self.dtype.is_floating_point else int64
-    out = _new(np.sum(self._array, axis=dims, keepdims=keepdim, dtype=dt.np), dt)
+    out = _new(_reduce_sum(self._array, dims, keepdim, dt), dt)
     if node := _make_node(SumBackward0 if dim is None else SumBackward1, self):
         if dim is not None:
             node.save("dim", dims)
@@ -1276,11 +1889,10 @@ def sum(self: Tensor, dim: int | Sequence[int] | None = None, keepdim: builtins.
 
 class MeanBackward0(Node):
     def apply(self, grads: list) -> list:
-        """Task 3.2: expand g, divide by the element count (mean_backward)."""
+        """Task 3.2: expand g, divide by the element count (a C++ scalar division)."""
         ### BEGIN SOLUTION
-        sizes = self.saved("self_sym_sizes")
-        g = _sum_backward(grads[0], sizes, tuple(range(len(sizes))), False)
-        return [g / self.saved("self_sym_numel")]
+        g = grads[0].expand(tuple(self.saved("self_sym_sizes")))
+        return [_div_scalar(g, self.saved("self_sym_numel"))]
         ### END SOLUTION
 
 
@@ -1290,15 +1902,22 @@ class MeanBackward1(Node):
         ### BEGIN SOLUTION
         sizes, dims = self.saved("self_sym_sizes"), self.saved("dim")
         count = math.prod(sizes[d] for d in dims)
-        return [_sum_backward(grads[0], sizes, dims, self.saved("keepdim")) / count]
+        return [_div_scalar(_sum_backward(grads[0], sizes, dims, self.saved("keepdim")), count)]
         ### END SOLUTION
 
 
 def mean(self: Tensor, dim: int | Sequence[int] | None = None, keepdim: builtins.bool = False):
     """Task 3.2: -> MeanBackward0 (all) or MeanBackward1 (over dim)."""
     ### BEGIN SOLUTION
+    if not self.dtype.is_floating_point:
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Input dtype must be either a floating point "
+            f"or complex dtype. Got: {self.dtype.legacy_name}"
+        )
     dims = _dims(dim, self.dim())
-    out = _new(np.mean(self._array, axis=dims, keepdims=keepdim, dtype=self.dtype.np), self.dtype)
+    count = math.prod(self.shape[d] for d in dims)
+    total = _reduce_sum(self._array, dims, keepdim, self.dtype)
+    out = _new(np.asarray(total / self.dtype.np.type(count)).astype(self.dtype.np), self.dtype)
     if node := _make_node(MeanBackward0 if dim is None else MeanBackward1, self):
         if dim is not None:
             node.save("dim", dims)
@@ -1325,15 +1944,20 @@ class UnsafeViewBackward0(ViewBackward0):
     pass
 
 
+class ReshapeAliasBackward0(ViewBackward0):
+    pass
+
+
 def view(self: Tensor, shape: tuple[int, ...]) -> Tensor:
-    """Task 3.2: a view with a new shape (contiguous input only) -> ViewBackward0."""
+    """Task 3.2: a view with a new shape -> ViewBackward0; only where the strides allow it
+    without a copy (``_nocopy_reshape``), else torch's error."""
     ### BEGIN SOLUTION
-    if not self._array.flags.c_contiguous:
+    if _nocopy_reshape(self._array, shape) is None:
         raise RuntimeError(
             "view size is not compatible with input tensor's size and stride (at least one "
             "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
         )
-    out = _view_of(self, self._array.reshape(shape))
+    out = _view_of(self, lambda a: _nocopy_reshape(a, shape))
     if node := _make_node(ViewBackward0, self):
         node.save("self_sym_sizes", self.shape)
         set_history(out, node)
@@ -1342,16 +1966,64 @@ def view(self: Tensor, shape: tuple[int, ...]) -> Tensor:
 
 
 def reshape(self: Tensor, shape: tuple[int, ...]) -> Tensor:
-    """Task 3.2: a view when the input is contiguous (ViewBackward0), else a clone followed by
-    ``_unsafe_view`` (UnsafeViewBackward0 -> CloneBackward0), as
-    aten/src/ATen/native/TensorShape.cpp reshape does."""
+    """Task 3.2: as aten/src/ATen/native/TensorShape.cpp reshape: a contiguous input is
+    viewed (ViewBackward0); a non-contiguous one whose strides allow it is viewed too, by
+    ``_reshape_alias`` (ReshapeAliasBackward0); else a clone followed by ``_unsafe_view``
+    (UnsafeViewBackward0 -> CloneBackward0)."""
     ### BEGIN SOLUTION
     if self._array.flags.c_contiguous:
         return view(self, shape)
+    if _nocopy_reshape(self._array, shape) is not None:
+        out = _view_of(self, lambda a: _nocopy_reshape(a, shape))
+        if node := _make_node(ReshapeAliasBackward0, self):
+            node.save("self_sym_sizes", self.shape)
+            set_history(out, node)
+        return out
     copy = clone(self)
     out = _new(copy._array.reshape(shape), self.dtype)
     if node := _make_node(UnsafeViewBackward0, copy):
         node.save("self_sym_sizes", copy.shape)
+        set_history(out, node)
+    return out
+    ### END SOLUTION
+
+
+class UnsqueezeBackward0(Node):
+    def apply(self, grads: list) -> list:
+        """Task 3.2: take the inserted dim of size 1 away again (``squeeze(dim)``)."""
+        ### BEGIN SOLUTION
+        return [squeeze(grads[0], self.saved("dim"))]
+        ### END SOLUTION
+
+
+class SqueezeBackward1(Node):
+    def apply(self, grads: list) -> list:
+        """Task 3.2: put the dim back if it was removed (unsqueeze_to)."""
+        ### BEGIN SOLUTION
+        sizes, dim = self.saved("self_sym_sizes"), self.saved("dim")
+        return [unsqueeze(grads[0], dim) if sizes[dim] == 1 else grads[0]]
+        ### END SOLUTION
+
+
+def squeeze(self: Tensor, dim: int) -> Tensor:
+    """Task 3.2: a view without ``dim`` if its size is 1 -> SqueezeBackward1."""
+    ### BEGIN SOLUTION
+    keep = self.shape[dim] != 1
+    out = _view_of(self, lambda a: a if keep else np.squeeze(a, dim))
+    if node := _make_node(SqueezeBackward1, self):
+        node.save("dim", dim)
+        node.save("self_sym_sizes", self.shape)
+        set_history(out, node)
+    return out
+    ### END SOLUTION
+
+
+def unsqueeze(self: Tensor, dim: int) -> Tensor:
+    """Task 3.2: a view with a new dim of size 1 at ``dim`` -> UnsqueezeBackward0 (_saved_dim)."""
+    ### BEGIN SOLUTION
+    out = _view_of(self, lambda a: np.expand_dims(a, dim))
+    if node := _make_node(UnsqueezeBackward0, self):
+        node.save("dim", dim)
         set_history(out, node)
     return out
     ### END SOLUTION
@@ -1368,7 +2040,7 @@ class TBackward0(Node):
 def t(self: Tensor) -> Tensor:
     """Task 3.2: the transpose of a 2-D (or smaller) tensor, a view -> TBackward0."""
     ### BEGIN SOLUTION
-    out = _view_of(self, self._array.T)
+    out = _view_of(self, lambda a: a.T)
     if node := _make_node(TBackward0, self):
         set_history(out, node)
     return out
@@ -1386,7 +2058,7 @@ class TransposeBackward0(Node):
 def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
     """Task 3.2: swap two dims, a view -> TransposeBackward0 (_saved_dim0, _saved_dim1)."""
     ### BEGIN SOLUTION
-    out = _view_of(self, np.swapaxes(self._array, dim0, dim1))
+    out = _view_of(self, lambda a: np.swapaxes(a, dim0, dim1))
     if node := _make_node(TransposeBackward0, self):
         node.save("dim0", dim0)
         node.save("dim1", dim1)
@@ -1403,12 +2075,23 @@ class ExpandBackward0(Node):
         ### END SOLUTION
 
 
+def _expanded(a: np.ndarray, full: tuple[int, ...]) -> np.ndarray:
+    """``a`` broadcast to ``full`` as a WRITABLE view (stride 0 where a dim is expanded), as
+    torch's expand: writing it is the in-place op's business (the overlap check)."""
+    lead = len(full) - a.ndim
+    strides = [0] * lead + [
+        0 if n == 1 and f != 1 else st
+        for n, f, st in zip(a.shape, full[lead:], a.strides, strict=True)
+    ]
+    return np.lib.stride_tricks.as_strided(a, full, strides)
+
+
 def expand(self: Tensor, sizes: tuple[int, ...]) -> Tensor:
     """Task 3.2: broadcast to ``sizes`` (-1 keeps a dim), a view -> ExpandBackward0."""
     ### BEGIN SOLUTION
     lead = len(sizes) - self.dim()
     full = tuple(self.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
-    out = _view_of(self, np.broadcast_to(self._array, full))
+    out = _view_of(self, lambda a: _expanded(a, full))
     if node := _make_node(ExpandBackward0, self):
         node.save("self_sym_sizes", self.shape)
         set_history(out, node)
@@ -1464,7 +2147,7 @@ def select(self: Tensor, dim: int, index: int) -> Tensor:
     """Task 3.2: ``a[i]`` along ``dim``, a view -> SelectBackward0 (_saved_dim, _saved_index)."""
     ### BEGIN SOLUTION
     key = (slice(None),) * dim + (index, Ellipsis)  # the Ellipsis keeps a 0-dim result a view
-    out = _view_of(self, self._array[key])
+    out = _view_of(self, lambda a: a[key])
     if node := _make_node(SelectBackward0, self):
         node.save("dim", dim)
         node.save("index", index)
@@ -1493,7 +2176,8 @@ def slice_(self: Tensor, dim: int, start: int | None, end: int | None, step: int
     start, step = start or 0, step or 1
     end = _INT64_MAX if end is None else end
     s = slice(start, None if end == _INT64_MAX else end, step)
-    out = _view_of(self, self._array[(slice(None),) * dim + (s,)])
+    key = (slice(None),) * dim + (s,)
+    out = _view_of(self, lambda a: a[key])
     if node := _make_node(SliceBackward0, self):
         node.save("dim", dim)
         node.save("start", start)
@@ -1505,21 +2189,42 @@ def slice_(self: Tensor, dim: int, start: int | None, end: int | None, step: int
     ### END SOLUTION
 
 
+class AliasBackward0(Node):
+    def apply(self, grads: list) -> list:
+        """The identity: an alias is the same elements."""
+        return [grads[0]]
+
+
+def alias(self: Tensor) -> Tensor:
+    """A view of all of ``self`` -> AliasBackward0 (what ``t[:]`` returns)."""
+    out = _view_of(self, lambda a: a[...])
+    if node := _make_node(AliasBackward0, self):
+        set_history(out, node)
+    return out
+
+
 def getitem(self: Tensor, key: Any) -> Tensor:
     """Basic indexing as torch/csrc/autograd/python_variable_indexing.cpp applySlicing does it:
-    one select per int (the dim goes away), one slice per non-full slice; ``:`` is skipped."""
+    one select per int (the dim goes away), one slice per slice, except a slice that keeps the
+    whole dim (start 0, stop at least the length, step 1), which is skipped. If nothing was
+    applied, THPVariable_getitem still returns a new tensor: ``at::alias(self)``. A bare slice
+    (``t[:]``, not ``t[:, ...]``) takes THPVariable_getitem's fast path: always a slice."""
+    if isinstance(key, slice):
+        return slice_(self, 0, key.start, key.stop, key.step)
     key = key if isinstance(key, tuple) else (key,)
     out, dim = self, 0
     for k in key:
         if isinstance(k, int):
             out = select(out, dim, k)
         elif isinstance(k, slice):
-            if k != slice(None):
+            start, step = k.start or 0, k.step or 1
+            stop = _INT64_MAX if k.stop is None else k.stop
+            if not (start == 0 and stop >= out.shape[dim] and step == 1):
                 out = slice_(out, dim, k.start, k.stop, k.step)
             dim += 1
         else:
             raise NotImplementedError(f"index {k!r}: ints and slices only")
-    return out
+    return alias(out) if out is self else out
 
 
 class CloneBackward0(Node):
@@ -1533,7 +2238,7 @@ class CloneBackward0(Node):
 def clone(self: Tensor) -> Tensor:
     """Task 3.2: a copy with its own data and version counter -> CloneBackward0."""
     ### BEGIN SOLUTION
-    out = _new(self._array.copy(), self.dtype)
+    out = _new(_preserve_format(self._array, self._array), self.dtype)
     if node := _make_node(CloneBackward0, self):
         set_history(out, node)
     return out
@@ -1553,7 +2258,7 @@ def to(self: Tensor, dtype: DType) -> Tensor:
     ### BEGIN SOLUTION
     if dtype is self.dtype:
         return self
-    out = _new(self._array.astype(dtype.np), dtype)
+    out = _new(_preserve_format(self._array.astype(dtype.np), self._array), dtype)
     if node := _make_node(ToCopyBackward0, self):
         node.save("self_dtype", self.dtype)
         set_history(out, node)
@@ -1576,22 +2281,25 @@ class AccumulateGrad(Node):
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"
 
-    def tensor_pre_hooks(self, input_nr: int) -> list[Callable]:
-        return list(self.variable._backward_hooks.values())  # a leaf's hooks live on the leaf
+    def tensor_pre_hooks(self) -> list[tuple[int, dict[int, Callable]]]:
+        return [(0, self.variable._backward_hooks)]  # a leaf's hooks live on the leaf
 
     def apply(self, grads: list) -> list:
         """Task 3.3: add the gradient into ``variable.grad`` (accumulate_grad.h: accumulateGrad).
 
         First gradient: stored (a detached copy without grad mode; with create_graph a
         differentiable copy, CopyBackwards). Later ones: added IN PLACE without grad mode,
-        ``grad = grad + new`` (a new tensor) with it. Then the post-accumulate-grad hooks.
+        ``grad = grad + new`` (a new tensor) with it. Then the post-accumulate-grad hooks,
+        even when no gradient arrived (None: the leaf's input got none).
         """
         ### BEGIN SOLUTION
         new = grads[0]
-        if new is None:
-            return []
         var = self.variable
-        if var.grad is None:
+        if new is None:  # nothing to add; the post-accumulate-grad hooks still run
+            pass
+        elif var.grad_fn is not None:  # an in-place op made the leaf a result since
+            raise RuntimeError("leaf variable has been moved into the graph interior")
+        elif var.grad is None:
             var.grad = zeros_like(new).copy_(new) if is_grad_enabled() else _new(new._array.copy())
         elif not is_grad_enabled():
             var.grad._array += new._array.astype(var.grad.dtype.np)
@@ -1696,8 +2404,8 @@ class GraphTask:
             else:
                 info.captures.append((input_nr, i))
         self.captured_vars = [None] * len(outputs)
-        # iterative post-order DFS: a node is needed if any child should execute
-        self.exec_info.setdefault(root, ExecInfo()).needed = True
+        # iterative post-order DFS: a node is needed if any child should execute (the root too)
+        self.exec_info.setdefault(root, ExecInfo())
         seen, stack = {root}, [(root, iter(root._next_edges))]
         while stack:
             node, children = stack[-1]
@@ -1755,16 +2463,16 @@ def validate_outputs(edges: list[Edge], grads: list[Tensor | None], name: str) -
 
 
 def call_tensor_pre_hooks(node: Node, inputs: list) -> list:
-    """Tensor hooks of each input, then its retains_grad hook
-    (engine.cpp: call_tensor_pre_hooks)."""
+    """The tensor hooks, tensor by tensor in the order each registered its first one, then the
+    retains_grad hooks (engine.cpp: call_tensor_pre_hooks)."""
     inputs = list(inputs)
-    for i in range(len(inputs)):
-        for hook in node.tensor_pre_hooks(i):
+    for i, hooks in node.tensor_pre_hooks():
+        for hook in list(hooks.values()):
             result = hook(inputs[i])
             if result is not None:
                 inputs[i] = result
-        if i in node._retains_grad_hooks:
-            node._retains_grad_hooks[i](inputs[i])
+    for i, retain in sorted(node._retains_grad_hooks.items()):
+        retain(inputs[i])
     return inputs
 
 
@@ -1777,10 +2485,7 @@ def call_function(task: GraphTask, node: Node, inputs: list) -> list:
         result = hook(tuple(inputs))
         if result is not None:
             inputs = list(result)
-    if any(g is not None for g in inputs) or isinstance(node, GraphRoot | BackwardCFunction):
-        outputs = node.apply(inputs)
-    else:  # no gradient arrived: every output is undefined (generated code: any_grad_defined)
-        outputs = [None] * len(node._next_edges)
+    outputs = node(inputs)
     outputs = validate_outputs(node._next_edges, list(outputs), node.name())
     for hook in list(node._post_hooks.values()):
         result = hook(tuple(outputs), tuple(inputs))
@@ -1833,14 +2538,42 @@ def push_ready(ready: list, node: Node, inputs: list) -> None:
     heapq.heappush(ready, (-node._sequence_nr(), next(_push_count), node, inputs))
 
 
-def execute(task: GraphTask, root: Node) -> None:
-    """Task 3.3: Engine::execute + thread_main: count dependencies, then pop and evaluate nodes
-    until the queue is empty, with grad mode = create_graph."""
+class _current_graph_task:
+    """While a graph task runs, it is the thread's current one (engine.cpp: current_graph_task):
+    a reentrant checkpoint asks it whether ``grad()`` or ``inputs=`` is at work."""
+
+    def __init__(self, task: GraphTask) -> None:
+        self.task = task
+
+    def __enter__(self) -> None:
+        if _state.inference_mode:
+            raise NotImplementedError(
+                "backward inside inference_mode: torch runs it, and every tensor it makes (the "
+                "gradients) is an inference tensor; this engine does not model that"
+            )
+        _state.graph_tasks.append(self.task)
+
+    def __exit__(self, *exc: object) -> None:
+        _state.graph_tasks.pop()
+
+
+def _is_checkpoint_valid() -> builtins.bool:
+    """torch.autograd._is_checkpoint_valid (Engine::is_checkpoint_valid): no graph task runs,
+    or the current one runs every node (no ``exec_info``: not grad(), not inputs=)."""
+    tasks = _state.graph_tasks
+    return not tasks or not tasks[-1].exec_info
+
+
+def execute(task: GraphTask, root: Node, inputs: list | None = None) -> None:
+    """Task 3.3: Engine::execute + thread_main: count dependencies, then, from ``root`` with
+    its ``inputs`` (a GraphRoot has none), pop and evaluate nodes until the queue is empty,
+    with grad mode = create_graph and ``task`` the current graph task
+    (``_current_graph_task``)."""
     ### BEGIN SOLUTION
     task.compute_dependencies(root)
     ready: list = []
-    push_ready(ready, root, [])
-    with set_grad_enabled(task.create_graph):
+    push_ready(ready, root, list(inputs or []))
+    with _current_graph_task(task), set_grad_enabled(task.create_graph):
         while ready:
             _, _, node, inputs = heapq.heappop(ready)
             evaluate_function(task, node, inputs, ready)
@@ -1895,18 +2628,27 @@ def run_backward(
             )
         roots.append(edge)
     output_edges = []
-    for i, t in enumerate(inputs):
+    for t in inputs:
+        if not isinstance(t, Tensor):
+            raise RuntimeError(
+                f"all inputs have to be Tensors or GradientEdges, but got {type(t).__name__}"
+            )
         if not t.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
         if accumulate_grad and t.grad_fn is not None:
             t.retain_grad()  # backward(inputs=non_leaf) fills its .grad
         output_edges.append(gradient_edge(t))
-        del i
     task = GraphTask(keep_graph, create_graph)
-    root = GraphRoot(roots, grads)
+    root, buffer = GraphRoot(roots, grads), []
+    if len(roots) == 1:  # no GraphRoot for a single root: its node starts, with the gradient
+        # in its input buffer (Engine::execute: skip_dummy_node), so its tensor hooks always run
+        (edge,) = roots
+        (grad,) = validate_outputs(roots, list(grads), "backward")
+        root, buffer = edge.function, [None] * edge.function.num_inputs()
+        buffer[edge.input_nr] = grad
     if output_edges:
         task.init_to_execute(root, output_edges, accumulate_grad)
-    execute(task, root)
+    execute(task, root, buffer)
     captured = task.captured_vars
     if not accumulate_grad and not allow_unreachable:
         for i, g in enumerate(captured):
@@ -1956,6 +2698,8 @@ def grad(
     """Task 3.3: torch.autograd.grad: the gradients of ``outputs`` w.r.t. ``inputs``, returned,
     ``.grad`` untouched (captured at the inputs' edges, which do not run)."""
     ### BEGIN SOLUTION
+    if outputs is None:  # torch/autograd/__init__.py: tuple(outputs)
+        raise TypeError("'NoneType' object is not iterable")
     outs = _tensor_tuple(outputs)
     ins = _tensor_tuple(inputs)
     gos = _tensor_tuple(grad_outputs) if grad_outputs is not None else (None,) * len(outs)
@@ -1988,17 +2732,32 @@ class SavedVariable:
 
     def __init__(self, t: Tensor, is_output: builtins.bool) -> None:
         """Task 3.2: record the version and the producer, then store or PACK the tensor
-        (SavedVariable::SavedVariable, with the default hooks of saved_tensors_hooks)."""
+        (SavedVariable::SavedVariable, with the default hooks of saved_tensors_hooks). An
+        inference tensor cannot be saved; a wrapped Python number is stored, never packed."""
         ### BEGIN SOLUTION
-        self.saved_version = t._version
+        if t._is_inference:
+            raise RuntimeError(
+                "Inference tensors cannot be saved for backward. Please do not use Tensors "
+                "created in inference mode in computation tracked by autograd. To work around "
+                "this, you can make a clone to get a normal tensor and use it in autograd, or "
+                "use `torch.no_grad()` instead of `torch.inference_mode()`."
+            )
+        self.saved_version = t._version_counter[0]
         self.version_counter = t._version_counter
         self.is_output = is_output
         self.output_nr = t.output_nr
         self.producer = t.grad_fn if is_output else None  # an output's node, fixed now
         self.shape, self.dtype = t.shape, t.dtype
-        self.hooks = _state.saved_tensors_hooks[-1] if _state.saved_tensors_hooks else None
+        stack = _state.saved_tensors_hooks
+        self.hooks = stack[-1] if stack and not t._is_wrapped_number else None
         self.data = None if self.hooks else t
-        self.packed = self.hooks[0](t) if self.hooks else None
+        self.packed = None
+        if self.hooks:  # what unpack will re-attach to the graph (save_metadata), then pack
+            self.is_leaf, self.requires_grad = t.is_leaf, t.requires_grad
+            self.grad_fn = None if is_output or t.is_leaf else t.grad_fn
+            self.accumulator = grad_accumulator(t) if t.is_leaf and t._requires_grad else None
+            with no_grad():  # set_hooks_and_pack_data: the pack hook runs without grad mode
+                self.packed = self.hooks[0](t)
         self.released = False
         ### END SOLUTION
 
@@ -2012,12 +2771,27 @@ class SavedVariable:
         ### BEGIN SOLUTION
         if self.released:
             raise RuntimeError(_ERR_BACKWARD_TWICE)
+        if self.hooks is not None:
+            return self._unpack_hooked()
         if self.version_counter[0] != self.saved_version:
             raise modified_in_place_error(self)
-        if self.hooks is not None:
-            return self.hooks[1](self.packed)
         return self.data
         ### END SOLUTION
+
+    def _unpack_hooked(self) -> Tensor:
+        """With hooks torch cannot follow versions (no check), and what unpack_hook returns
+        is given the graph place of the tensor that was saved: its grad_fn and output_nr (the
+        node itself for a saved output), or, for a leaf, its requires_grad and AccumulateGrad
+        (saved_variable.cpp: SavedVariable::unpack, make_variable)."""
+        data = self.hooks[1](self.packed)
+        var = Tensor(data._array)
+        var._version_counter = self.version_counter
+        if self.is_leaf:
+            var._requires_grad, var._grad_accumulator = self.requires_grad, self.accumulator
+        else:
+            var.grad_fn = self.producer if self.is_output else self.grad_fn
+            var.output_nr = self.output_nr
+        return var
 
 
 def modified_in_place_error(saved: SavedVariable) -> RuntimeError:
@@ -2039,46 +2813,342 @@ def modified_in_place_error(saved: SavedVariable) -> RuntimeError:
     ### END SOLUTION
 
 
-def check_inplace(t: Tensor) -> None:
-    """Task 3.4: an in-place op on a leaf that requires grad is an error under grad mode
-    (torch/csrc/autograd/VariableTypeUtils.h: check_inplace): it would change a value the
-    graph, and the optimizer, think is fixed."""
+def check_inplace(t: Tensor, *others: Any) -> None:
+    """Task 3.4: the checks before an in-place op that will be recorded (grad mode on, an
+    input requires grad), in torch's order (torch/csrc/autograd/VariableTypeUtils.h:
+    check_inplace): a view made under no_grad or inference_mode (or returned by a custom
+    Function) may not be written (``handle_view_on_rebase``); nor a view of a leaf that
+    requires grad; nor such a leaf itself: it would change a value the graph, and the
+    optimizer, think is fixed."""
+    if t._is_inference and not _state.inference_mode:
+        return  # nothing will be recorded (_make_inplace_node); the version bump raises
     ### BEGIN SOLUTION
-    if not is_grad_enabled():
+    if not _requires_grad(t, *others):
         return
-    if t.is_leaf and t.requires_grad:
+    base = t._base
+    if base is not None:
+        handle_view_on_rebase(t)
+        if t.requires_grad and base._grad_fn is None:
+            raise RuntimeError(
+                "a view of a leaf Variable that requires grad is being used in an in-place "
+                "operation."
+            )
+    if t._grad_fn is None and t.requires_grad:  # C++ is_leaf(): a stale view's is not remade
         raise RuntimeError(
             "a leaf Variable that requires grad is being used in an in-place operation."
-        )
-    base = t._base
-    if base is not None and base.is_leaf and base.requires_grad:
-        raise RuntimeError(
-            "a view of a leaf Variable that requires grad is being used in an in-place operation."
         )
     ### END SOLUTION
 
 
+_VIEW_REBASE_REASONS = {
+    "NO_GRAD_MODE": (
+        " Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify"
+        " your code by moving both the view and the inplace either both inside the no_grad block"
+        " (if you don't want the inplace to be tracked) or both outside (if you want the inplace"
+        " to be tracked)."
+    ),
+    "INFERENCE_MODE": (
+        " Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify"
+        " your code by moving both the view and the inplace either both inside the"
+        " inference_mode block (if you don't want the inplace to be tracked) or both outside (if"
+        " you want the inplace to be tracked)."
+    ),
+    "IN_CUSTOM_FUNCTION": (
+        " This view was created inside a custom Function (or because an input was returned"
+        " as-is) and the autograd logic to handle view+inplace would override the custom"
+        " backward associated with the custom Function, leading to incorrect gradients. This"
+        " behavior is forbidden. You can fix this by cloning the output of the custom Function."
+    ),
+}
+
+
+def handle_view_on_rebase(view: Tensor, indirect: builtins.bool = False) -> None:
+    """Task 3.4: a view that was not made in plain grad mode (its ``_creation_meta``) cannot
+    follow an in-place write: through itself (``indirect=False``), or through its base or
+    another view of it (``indirect=True``, found when its grad_fn is next read). torch raises,
+    naming what happened (variable.cpp: handle_view_on_rebase)."""
+    ### BEGIN SOLUTION
+    meta = view._creation_meta
+    if meta == "DEFAULT":
+        return
+    fn = view._grad_fn
+    what = "its base or another view of its base has been" if indirect else "is being"
+    if meta in ("NO_GRAD_MODE", "INFERENCE_MODE") or fn is None:
+        prefix = "A view was created in"
+        if fn is not None:
+            prefix = (
+                f"Output {view.output_nr} of {fn.name()} is a view of a view which was created in"
+            )
+        if meta == "INFERENCE_MODE":
+            msg = f"{prefix} inference mode and {what} modified inplace in normal mode."
+        else:
+            msg = f"{prefix} no_grad mode and {what} modified inplace with grad mode enabled."
+    else:
+        msg = f"Output {view.output_nr} of {fn.name()} is a view and {what} modified inplace."
+    raise RuntimeError(msg + _VIEW_REBASE_REASONS.get(meta, ""))
+    ### END SOLUTION
+
+
+def _view_index(view: Tensor) -> np.ndarray:
+    """Where each element of ``view`` sits in its root base, as flat (C-order) positions: the
+    view's own function applied to the positions of the base, laid out as the base is laid
+    out (so the same reshapes are views). torch keeps sizes, strides and an offset instead
+    (at::TensorGeometry); positions say the same for a NumPy engine."""
+    base = view._base
+    positions = np.empty_like(base._array, dtype=np.int64)
+    positions[...] = np.arange(base.numel()).reshape(base.shape)
+    return np.asarray(view._view_fn(positions))
+
+
+def _refuse_double_backward(node: Node, g: Tensor) -> None:
+    """In a backward with create_graph (grad mode on inside it), refuse."""
+    if is_grad_enabled():
+        raise NotImplementedError(
+            f"create_graph through {node.name()}: torch's formula is as_strided_scatter / "
+            "copy_ into a strided view, and records its own nodes; this engine does not model "
+            "a second derivative through an in-place write on a view"
+        )
+
+
+class AsStridedBackward0(Node):
+    """The grad_fn a view gets when its base, or another view of it, was written in place: the
+    view is then "these elements of the base" (as_strided), whatever ops made it."""
+
+    def apply(self, grads: list) -> list:
+        """Task 3.4: zeros of the base's sizes, g added at the view's positions (several view
+        elements may share one base element: expand) (FunctionsManual: as_strided_backward)."""
+        ### BEGIN SOLUTION
+        (g,) = grads
+        _refuse_double_backward(self, g)
+        sizes, index = self.saved("self_sym_sizes"), self.saved("index")
+        out = np.zeros(math.prod(sizes), dtype=g.dtype.np)
+        np.add.at(out, index.reshape(-1), g._array.reshape(-1))
+        return [_new(out.reshape(sizes), g.dtype)]
+        ### END SOLUTION
+
+
+class CopySlices(Node):
+    """The base's grad_fn after an in-place op on one of its views (functions/tensor.h): it
+    wraps the op's node ``fn``. Its edges: the base's old gradient edge, then fn's other edges
+    (what the op read besides the view)."""
+
+    def __init__(self, base: Tensor, view: Tensor, fn: Node) -> None:
+        super().__init__()
+        self.fn = fn
+        self._input_metadata = [(base.shape, base.dtype)]
+        self._next_edges = [gradient_edge(base), *fn._next_edges[1:]]
+        self.save("index", _view_index(view))
+
+    def name(self) -> str:
+        return "torch::autograd::CopySlices"
+
+    def _mark_fn_input_needed(self) -> None:
+        """With ``inputs=`` or ``grad()``, init_to_execute did not look inside this node: if
+        the base's gradient is wanted, fn's gradient for the view is too, so fn's first edge
+        is marked needed now (CopySlices::apply_impl, add_node_to_current_graph_task_exec_info)."""
+        task = _state.graph_tasks[-1] if _state.graph_tasks else None
+        fn_next = self.fn._next_edges[0].function
+        if task and task.exec_info and fn_next is not None and self.needs(0):
+            task.exec_info.setdefault(fn_next, ExecInfo()).needed = True
+
+    def release_variables(self) -> None:
+        """torch drops fn itself (CopySlices::release_variables: fn = nullptr): running this
+        node again, even if fn saved nothing, is a second backward."""
+        self.fn.release_variables()
+        self.fn_released = True
+
+    def apply(self, grads: list) -> list:
+        """Task 3.4: the base's gradient is g, except at the view's positions, where it is what
+        fn gives for the view (fn runs on g's slice); fn's other gradients pass through
+        (CopySlices::apply_impl)."""
+        ### BEGIN SOLUTION
+        (g,) = grads
+        if getattr(self, "fn_released", False):
+            raise RuntimeError(_ERR_BACKWARD_TWICE)
+        _refuse_double_backward(self, g)
+        index = self.saved("index")
+        result = g._array.copy().reshape(-1)
+        grad_slice = _new(result[index], g.dtype)
+        self._mark_fn_input_needed()
+        res = self.fn([grad_slice])
+        out: list[Tensor | None] = [None] * len(self._next_edges)
+        for i, r in enumerate(res):
+            if r is None or not self.needs(i):
+                continue
+            if i == 0:  # grad_slice.copy_(res[0]): a copy into the view's elements
+                if np.unique(index).size < index.size:  # an expanded view: overlapping
+                    raise RuntimeError(
+                        "unsupported operation: more than one element of the written-to tensor "
+                        "refers to a single memory location. Please clone() the tensor before "
+                        "performing the operation."
+                    )
+                result[index.reshape(-1)] = np.broadcast_to(r._array, index.shape).reshape(-1)
+                out[0] = _new(result.reshape(g.shape), g.dtype)
+            else:
+                out[i] = r
+        return out
+        ### END SOLUTION
+
+
+def view_grad_fn(view: Tensor) -> Node | None:
+    """Task 3.4: the grad_fn of a view whose base, or another view of it, was written in place
+    since the view's grad_fn was set (the Tensor.grad_fn property calls this then): torch
+    makes a new AsStridedBackward0 from the view's base, the view is its output 0, and a
+    ``retain_grad()`` moves with it (variable.cpp: VariableHooks::grad_fn). A view made under
+    no_grad raises here (``handle_view_on_rebase``); one of a base that needs no grad keeps
+    None."""
+    ### BEGIN SOLUTION
+    base = view._base
+    if view._grad_fn is None and not base.requires_grad:
+        return None
+    handle_view_on_rebase(view, indirect=True)
+    node = AsStridedBackward0()
+    node._next_edges = collect_next_edges(base)
+    node._input_metadata = [(view.shape, base.dtype)]
+    node.save("self_sym_sizes", base.shape)
+    node.save("index", _view_index(view))
+    _move_retains_grad(view, node)
+    view.grad_fn = node
+    view.output_nr = 0
+    return node
+    ### END SOLUTION
+
+
+def _move_retains_grad(t: Tensor, new: Node) -> None:
+    """Before ``t`` gets ``new`` as its grad_fn (as its output 0): its retains_grad hook moves
+    from the old grad_fn to it; its other tensor hooks stay with the old node (they keep firing
+    there), and hooks registered from now on go to the new one
+    (variable.cpp: update_tensor_hooks_on_new_gradfn)."""
+    old = t._grad_fn
+    if t._retains_grad and old is not None:
+        hook = old._retains_grad_hooks.pop(t.output_nr, None)
+        if hook is not None:
+            new._retains_grad_hooks[0] = hook
+
+
 def _rebase_history(t: Tensor, node: Node | None) -> None:
-    """After an in-place op: bump the version; the tensor is now output 0 of the new node."""
+    """After an in-place op: bump the version (an inference tensor outside inference_mode
+    raises here, after the write, as VariableVersion::bump does); then, if recorded,
+    ``rebase_history``."""
     t._bump_version()
     if node is not None:
-        if t._base is not None:
-            raise NotImplementedError("in-place on a view that requires grad (torch: CopySlices)")
-        t._grad_accumulator = None
-        t.grad_fn = None
-        set_history(t, node)
+        rebase_history(t, node)
 
 
-def add_(self: Tensor, other: Any) -> Tensor:
-    """Task 3.4: in-place add -> AddBackward0 with edges (old self, other)."""
+def rebase_history(t: Tensor, node: Node) -> None:
+    """Task 3.4: the in-place op's node becomes t's grad_fn, t its output 0
+    (variable.cpp: rebase_history). On a view, the op changed its base too: the base gets a
+    CopySlices wrapping the node (and the base's retain_grad moves to it), and the view's
+    grad_fn is read again, so it becomes an AsStridedBackward0 of the base."""
     ### BEGIN SOLUTION
-    check_inplace(self)
+    if t._base is not None:
+        base = t._base
+        copy_slices = CopySlices(base, t, node)
+        _move_retains_grad(base, copy_slices)
+        base.grad_fn = copy_slices
+        base.output_nr = 0
+        t.grad_fn  # noqa: B018 - reading it makes the view's new grad_fn
+        return
+    _move_retains_grad(t, node)
+    t._grad_accumulator = None
+    t.grad_fn = None
+    set_history(t, node)
+    ### END SOLUTION
+
+
+def _bounds(a: np.ndarray) -> tuple[int, int]:
+    """The bytes an array spans, first to one past the last (its memory range)."""
+    low = high = a.__array_interface__["data"][0]
+    for n, stride in zip(a.shape, a.strides, strict=True):
+        if n == 0:
+            return low, low
+        (low, high) = (
+            (low + (n - 1) * stride, high) if stride < 0 else (low, high + (n - 1) * stride)
+        )
+    return low, high + a.itemsize
+
+
+def _check_inplace_write(self: Tensor, other: Tensor, cast: builtins.bool = False) -> None:
+    """What the kernel of an in-place op checks before it writes (aten/src/ATen/MemoryOverlap.cpp
+    and TensorIterator): no two elements of ``self`` share memory (an expanded tensor), the
+    input does not partly overlap ``self`` (the same memory with the same strides is fine), and
+    the result dtype can be stored in ``self`` (not float into int; copy_ casts anything)."""
+    a, b = self._array, other._array
+    same = (_bounds(a)[0], a.shape, a.strides, a.dtype) == (
+        _bounds(b)[0],
+        b.shape,
+        b.strides,
+        b.dtype,
+    )
+    if cast and same:  # copy_impl: the same elements already: nothing to check (or copy)
+        return
+    if a.size > 1 and any(st == 0 and n > 1 for n, st in zip(a.shape, a.strides, strict=True)):
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a "
+            "single memory location. Please clone() the tensor before performing the operation."
+        )
+    (lo_a, hi_a), (lo_b, hi_b) = _bounds(a), _bounds(b)
+    dense = all(
+        _non_overlapping_and_dense(x.shape, _element_strides(x)) and x.size for x in (a, b)
+    )  # get_overlap_status: "too hard" to tell otherwise, and then no error
+    full = (lo_a, hi_a) == (lo_b, hi_b) and _element_strides(a) == _element_strides(b)
+    if dense and not full and lo_a < hi_b and lo_b < hi_a:
+        raise RuntimeError(
+            "unsupported operation: some elements of the input tensor and the written-to tensor "
+            "refer to a single memory location. Please clone() the tensor before performing the "
+            "operation."
+        )
+    common = result_type(self, other)
+    if not cast and common.is_floating_point and not self.dtype.is_floating_point:
+        raise RuntimeError(
+            f"result type {common.legacy_name} can't be cast to the desired output type "
+            f"{self.dtype.legacy_name}"
+        )
+
+
+def _write_in_place(np_op: Callable, self: Tensor, other: Tensor, alpha: Any = 1) -> None:
+    """``self = op(self, alpha * other)`` in place. If ``other`` reads memory that ``self``
+    writes (a view of it, allowed when the overlap check cannot tell), torch's kernel reads
+    each element just before it writes the same position, in memory order; NumPy would read
+    a copy of ``other`` made first, so that case goes element by element."""
+    a, src = self._array, other._array
+    common = result_type(self, other).np  # computed in the common dtype, then stored
+    scale = np.asarray(alpha, dtype=common)
+    if not np.shares_memory(a, src):
+        b = src.astype(common)
+        a[...] = np_op(a.astype(common), b if alpha == 1 else b * scale)
+        return
+    view = np.broadcast_to(src, a.shape)  # reads the current values as the loop goes
+    in_memory_order = sorted(
+        np.ndindex(a.shape),
+        key=lambda i: builtins.sum(n * s for n, s in zip(i, a.strides, strict=True)),
+    )
+    for index in in_memory_order:
+        value = view[index].astype(common)
+        a[index] = np_op(a[index].astype(common), value if alpha == 1 else value * scale)
+
+
+def _check_operand(name: str, other: Any) -> None:
+    """An in-place op's ``other``: a tensor or a number, else torch's TypeError."""
+    if not isinstance(other, Tensor | int | builtins.float):
+        raise TypeError(
+            f"{name}(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}"
+        )
+
+
+def add_(self: Tensor, other: Any, alpha: builtins.float = 1) -> Tensor:
+    """Task 3.4: in-place ``self += alpha * other`` -> AddBackward0 with edges (old self,
+    other); alpha is a number the node keeps, not an op of its own."""
+    ### BEGIN SOLUTION
+    _check_operand("add_", other)
     b = _wrap(other)
-    node = _make_node(AddBackward0, self, b)
+    check_inplace(self, b)
+    node = _make_inplace_node(AddBackward0, self, b)
     if node:
-        node.save("alpha", 1)
+        node.save("alpha", alpha)
         node.save("shapes", (self.shape, b.shape))
-    np.add(self._array, b._array.astype(self.dtype.np), out=self._array)
+    _check_inplace_write(self, b)
+    _write_in_place(np.add, self, b, alpha)
     _rebase_history(self, node)
     return self
     ### END SOLUTION
@@ -2088,14 +3158,16 @@ def mul_(self: Tensor, other: Any) -> Tensor:
     """Task 3.4: in-place mul -> MulBackward0, saving a CLONE of the old self (torch's
     VariableType does the same: the old value is gone after the op)."""
     ### BEGIN SOLUTION
-    check_inplace(self)
+    _check_operand("mul_", other)
     b = _wrap(other)
-    node = _make_node(MulBackward0, self, b)
+    check_inplace(self, b)
+    node = _make_inplace_node(MulBackward0, self, b)
     if node:
-        node.save("self", clone(self) if b.requires_grad else None)
-        node.save("other", b if self.requires_grad else None)
+        node.save("other", b if node.should_compute_output(0) else None)
+        node.save("self", clone(self) if node.should_compute_output(1) else None)
         node.save("shapes", (self.shape, b.shape))
-    np.multiply(self._array, b._array.astype(self.dtype.np), out=self._array)
+    _check_inplace_write(self, b)
+    _write_in_place(np.multiply, self, b)
     _rebase_history(self, node)
     return self
     ### END SOLUTION
@@ -2103,9 +3175,10 @@ def mul_(self: Tensor, other: Any) -> Tensor:
 
 class ZeroBackward0(Node):
     def apply(self, grads: list) -> list:
-        """Task 3.4: the old value does not matter: zero gradient."""
+        """Task 3.4: the old value does not matter: zero gradient (zeros_like, not ``g * 0``:
+        an inf or nan in g must not turn into nan)."""
         ### BEGIN SOLUTION
-        return [grads[0] * 0]
+        return [zeros_like(grads[0])]
         ### END SOLUTION
 
 
@@ -2113,8 +3186,33 @@ def zero_(self: Tensor) -> Tensor:
     """Task 3.4: in-place fill with 0 -> ZeroBackward0."""
     ### BEGIN SOLUTION
     check_inplace(self)
-    node = _make_node(ZeroBackward0, self)
+    node = _make_inplace_node(ZeroBackward0, self)
     self._array[...] = 0
+    _rebase_history(self, node)
+    return self
+    ### END SOLUTION
+
+
+class SqueezeBackward4(Node):
+    def apply(self, grads: list) -> list:
+        """Task 3.4: put the removed dim of size 1 back (unsqueeze_to)."""
+        ### BEGIN SOLUTION
+        return [unsqueeze(grads[0], self.saved("dim"))]
+        ### END SOLUTION
+
+
+def squeeze_(self: Tensor, dim: int) -> Tensor:
+    """Task 3.4: remove ``dim`` (of size 1) IN PLACE: an in-place op like the others (checked,
+    version bumped, history rebased) that changes the shape, not the values -> SqueezeBackward4
+    (torch's overload for ``squeeze_(dim)``)."""
+    ### BEGIN SOLUTION
+    check_inplace(self)
+    node = _make_inplace_node(SqueezeBackward4, self)
+    if node:
+        node.save("dim", dim)
+        node.save("self_sym_sizes", self.shape)
+    if self.shape[dim] == 1:
+        self._array = np.squeeze(self._array, dim)
     _rebase_history(self, node)
     return self
     ### END SOLUTION
@@ -2129,8 +3227,8 @@ class CopyBackwards(Node):
         ### BEGIN SOLUTION
         (g,) = grads
         return [
-            g * 0 if self.needs(0) else None,
-            sum_to(g, self.saved("src_sizes")).to(self.saved("src_dtype"))
+            zeros_like(g) if self.needs(0) else None,
+            sum_to(g.to(self.saved("src_dtype")), self.saved("src_sizes"))
             if self.needs(1)
             else None,
         ]
@@ -2140,12 +3238,17 @@ class CopyBackwards(Node):
 def copy_(self: Tensor, src: Any) -> Tensor:
     """Task 3.4: in-place copy (broadcasting src) -> CopyBackwards (functions/tensor.h)."""
     ### BEGIN SOLUTION
-    check_inplace(self)
-    s = src if isinstance(src, Tensor) else tensor(np.asarray(src))
-    node = _make_node(CopyBackwards, self, s)
+    if not isinstance(src, Tensor):
+        raise TypeError(
+            f"copy_(): argument 'other' (position 1) must be Tensor, not {type(src).__name__}"
+        )
+    s = src
+    check_inplace(self, s)
+    node = _make_inplace_node(CopyBackwards, self, s)
     if node:
         node.save("src_sizes", s.shape)
         node.save("src_dtype", s.dtype)
+    _check_inplace_write(self, s, cast=True)
     self._array[...] = np.broadcast_to(s._array.astype(self.dtype.np), self.shape)
     _rebase_history(self, node)
     return self
@@ -2233,6 +3336,7 @@ class BackwardCFunction(Node, FunctionCtx):
         self.non_differentiable: tuple = ()
         self.needs_input_grad: tuple[builtins.bool, ...] = ()
         self._tensor_positions: list[int] = []
+        self._output_info: list[tuple[Size, DType]] = []  # every tensor output's shape, dtype
 
     def release_variables(self) -> None:
         for s in self.__dict__.get("_saved_variables") or ():
@@ -2243,10 +3347,10 @@ class BackwardCFunction(Node, FunctionCtx):
         """Task 3.5: call the user's backward (zeros for undefined grads unless
         set_materialize_grads(False)); keep the gradients of the TENSOR arguments."""
         ### BEGIN SOLUTION
-        if self.materialize_grads:
+        if self.materialize_grads:  # zeros shaped like the output (non-differentiable too)
             grads = [
-                zeros(*meta[0], dtype=meta[1]) if g is None else g
-                for g, meta in zip(grads, self._input_metadata, strict=True)
+                zeros(*info[0], dtype=info[1]) if g is None else g
+                for g, info in zip(grads, self._output_info, strict=True)
             ]
         result = self._forward_cls.backward(self, *grads)
         result = result if isinstance(result, tuple) else (result,)
@@ -2288,31 +3392,66 @@ class Function:
         (torch/csrc/autograd/python_function.cpp: THPFunction_apply, process_outputs)."""
         ### BEGIN SOLUTION
         ctx = cls._backward_cls()
-        ctx.needs_input_grad = tuple(
+        # needs_input_grad is each input's requires_grad, whatever the grad mode; a node is
+        # recorded only in grad mode (python_function.cpp unpack_input: is_executable)
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        is_executable = any(
             is_grad_enabled() and isinstance(a, Tensor) and a.requires_grad for a in args
         )
-        is_executable = any(ctx.needs_input_grad)
+        tensor_args = [a for a in args if isinstance(a, Tensor)]
+        if is_executable:  # the edges first, before forward runs (unpack_input)
+            ctx._tensor_positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+            ctx._next_edges = collect_next_edges(*tensor_args)
         with no_grad():
             outputs = cls.forward(ctx, *args)
         is_tuple = isinstance(outputs, tuple)
         outs = list(outputs) if is_tuple else [outputs]
-        if is_executable:
-            tensor_args = [a for a in args if isinstance(a, Tensor)]
-            ctx._tensor_positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
-            ctx._next_edges = collect_next_edges(*tensor_args)
-            for i, o in enumerate(outs):
-                if not isinstance(o, Tensor):
-                    continue
-                if any(o is a for a in tensor_args):
-                    o = outs[i] = o.detach()  # an input returned as is: a new alias
-                if any(o is n for n in ctx.non_differentiable):
-                    continue
-                set_history(o, ctx)
-        ctx._saved_variables = [
-            None if t is None else SavedVariable(t, any(t is o for o in outs)) for t in ctx.to_save
-        ]
+        for i, o in enumerate(outs):
+            if isinstance(o, Tensor):
+                outs[i] = _process_output(ctx, o, tensor_args, is_executable)
+        if is_executable:  # a Function that records no node keeps nothing for backward
+            ctx._saved_variables = [
+                None if t is None else SavedVariable(t, any(t is o for o in outs))
+                for t in ctx.to_save
+            ]
         return tuple(outs) if is_tuple else outs[0]
         ### END SOLUTION
+
+
+def _process_output(ctx: BackwardCFunction, o: Tensor, inputs: list, executable: builtins.bool):
+    """One tensor output of a Function (torch/csrc/autograd/custom_function.cpp:
+    _process_backward_mode_ad). A differentiable output becomes output ``i`` of the node; an
+    input returned as is is replaced by a new alias of it first (the output must be a new
+    tensor); a non-differentiable output still takes an input slot of the node (its gradient
+    is zeros, or None); an output that is a view is marked IN_CUSTOM_FUNCTION: writing it in
+    place later is an error, as torch cannot replay a custom backward."""
+    is_input = any(o is a for a in inputs)
+    differentiable = (
+        executable and not any(o is n for n in ctx.non_differentiable) and o.dtype.is_floating_point
+    )
+    if executable:
+        ctx._output_info.append((o.shape, o.dtype))
+        ctx._input_metadata.append((o.shape, o.dtype) if differentiable else None)
+    if not differentiable:
+        if is_input and not o.requires_grad:
+            o = _alias_without_grad(o)
+        elif is_input:
+            o = o.detach()
+        elif o.requires_grad and o._base is None:
+            o._requires_grad, o.grad_fn = False, None  # detach_(): in place
+    else:
+        if is_input:
+            o = _alias_without_grad(o)
+        o.grad_fn, o.output_nr = ctx, len(ctx._input_metadata) - 1
+    if o._base is not None:
+        o._creation_meta = "IN_CUSTOM_FUNCTION"
+    return o
+
+
+def _alias_without_grad(t: Tensor) -> Tensor:
+    """``t.view_as(t)`` under no_grad: a new tensor object for the same data."""
+    with no_grad():
+        return _view_of(t, lambda a: a[...])
 
 
 class GradcheckError(RuntimeError):
@@ -2401,37 +3540,30 @@ class saved_tensors_hooks:
         ### END SOLUTION
 
 
-class _NoopSaveInputs(Function):
-    """torch/utils/checkpoint.py: saves the checkpoint's inputs (under the OUTER hooks)."""
-
-    @staticmethod
-    def forward(ctx: Any, dummy: Tensor, *args: Any) -> Tensor:
-        ctx.save_for_backward(*[a for a in args if isinstance(a, Tensor)])
-        return zeros(0)
-
-    @staticmethod
-    def backward(ctx: Any, *grads: Any) -> Any:
-        raise AssertionError("Did not expect to backward on this graph")
-
-
 class _Frame:
     """The state of one non-reentrant checkpoint call (checkpoint.py: _CheckpointFrame)."""
 
-    def __init__(self, function: Callable, input_saver: Node, args: tuple) -> None:
+    def __init__(self, function: Callable, args: tuple) -> None:
         self.function = function
-        self.args = args  # the non-tensor ones are used as is
-        self.input_saver = input_saver
-        self.holders: list[list] = []  # forward packs one holder per saved tensor
-        self.recomputed = False
+        # The inputs, tensors as SavedVariables (packed by the OUTER saved-tensor hooks, checked
+        # for in-place changes when unpacked): _CheckpointFrame.save_inputs.
+        # (an inference tensor is kept as is: _make_saved_tensor takes one, with no version)
+        self.saved_args = [
+            SavedVariable(a, False) if isinstance(a, Tensor) and not a._is_inference else a
+            for a in args
+        ]
+        self.n_saved = 0  # the forward packs each tensor it saves as its number
+        # One recomputation per backward pass (graph task): its holders, one per number.
+        self.recomputed: dict[object, list[list]] = {}
 
 
-def _recompute(frame: _Frame) -> None:
+def _recompute(frame: _Frame, task: object) -> None:
     """Task 3.6: rerun the function with grad mode on; the k-th tensor it saves fills the
-    k-th holder packed in the forward (checkpoint.py: recompute_fn, _recomputation_hook)."""
+    k-th holder of this backward pass (checkpoint.py: recompute_fn, _recomputation_hook)."""
     ### BEGIN SOLUTION
-    saved = iter(frame.input_saver.saved_tensors)  # unpacked: version-checked
-    args = [next(saved) if isinstance(a, Tensor) else a for a in frame.args]
-    it = iter(frame.holders)
+    args = [a.unpack() if isinstance(a, SavedVariable) else a for a in frame.saved_args]
+    holders = frame.recomputed[task] = [[] for _ in range(frame.n_saved)]
+    it = iter(holders)
 
     def pack(t: Tensor) -> None:
         holder = next(it, None)
@@ -2440,28 +3572,27 @@ def _recompute(frame: _Frame) -> None:
 
     with enable_grad(), saved_tensors_hooks(pack, lambda _: None):
         frame.function(*args)
-    frame.recomputed = True
     ### END SOLUTION
 
 
 def _checkpoint_without_reentrant(function: Callable, *args: Any) -> Any:
     """Task 3.6: torch/utils/checkpoint.py _checkpoint_without_reentrant_generator. The forward
     runs normally (so y.grad_fn is the real last node), but every tensor it saves is replaced by
-    an empty holder; the first unpack in backward recomputes the function to fill them."""
+    its number; the first unpack in each backward pass (each graph task: a second backward
+    with retain_graph recomputes again) reruns the function to get them."""
     ### BEGIN SOLUTION
-    dummy = zeros(0, requires_grad=True)  # so the input saver records a node
-    saver = _NoopSaveInputs.apply(dummy, *args).grad_fn
-    frame = _Frame(function, saver, args)
+    frame = _Frame(function, args)
 
-    def pack(t: Tensor) -> list:
-        holder: list = []
-        frame.holders.append(holder)
-        return holder
+    def pack(t: Tensor) -> int:
+        frame.n_saved += 1
+        return frame.n_saved - 1
 
-    def unpack(holder: list) -> Tensor:
-        if not frame.recomputed:
-            _recompute(frame)
-        return holder[0]
+    def unpack(k: int) -> Tensor:
+        # outside a backward pass (reading _saved_*), a recomputation of its own
+        task = _state.graph_tasks[-1] if _state.graph_tasks else object()
+        if task not in frame.recomputed:
+            _recompute(frame, task)
+        return frame.recomputed[task][k][0]
 
     with saved_tensors_hooks(pack, unpack):
         return function(*args)
@@ -2483,13 +3614,27 @@ class CheckpointFunction(Function):
 
     @staticmethod
     def backward(ctx: Any, *grads: Any) -> Any:
-        """Task 3.6: recompute with grad on detached inputs, backward through it."""
+        """Task 3.6: recompute with grad on detached inputs, backward through it. It cannot
+        serve ``grad()`` or ``inputs=`` (the inner backward would fill ``.grad`` instead), and
+        there is nothing to do if no recomputed output requires grad: torch raises for both
+        (torch/utils/checkpoint.py: CheckpointFunction.backward)."""
         ### BEGIN SOLUTION
+        if not _is_checkpoint_valid():
+            raise RuntimeError(
+                "When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad() "
+                "or passing an `inputs` parameter to .backward(). To resolve this error, you can "
+                "either set use_reentrant=False, or call .backward() without passing the "
+                "`inputs` argument."
+            )
         inputs = [x.detach().requires_grad_(x.requires_grad) for x in ctx.saved_tensors]
         with enable_grad():
             outputs = ctx.run_function(*inputs)
         outputs = _tensor_tuple(outputs)
         pairs = [(o, g) for o, g in zip(outputs, grads, strict=True) if o.requires_grad]
+        if not pairs:
+            raise RuntimeError(
+                "none of output has requires_grad=True, this checkpoint() is not necessary"
+            )
         backward([o for o, _ in pairs], [g for _, g in pairs])
         return (None, *(x.grad for x in inputs))
         ### END SOLUTION
@@ -2699,13 +3844,19 @@ class Linear(Module):
             p._bump_version()
 
     def forward(self, x: Tensor) -> Tensor:
-        """Task 3.7: F.linear: addmm(bias, x, weight.t()) for 2-D x (AddmmBackward0), a 1-D x
-        as a row and back (ViewBackward0), mm without a bias (MmBackward0)."""
+        """Task 3.7: F.linear (aten/src/ATen/native/Linear.cpp linear): addmm(bias, x,
+        weight.t()) for 2-D x (AddmmBackward0); a contiguous 1-D x as a row and back
+        (_flatten_nd_linear: ViewBackward0 of addmm); otherwise matmul, for 1-D x
+        ``x.unsqueeze(0).mm(w.t()).squeeze_(0)`` (SqueezeBackward4, version 1), then the bias
+        added IN PLACE (``output.add_(bias)``: AddBackward0)."""
         ### BEGIN SOLUTION
-        x2 = x.reshape(1, -1) if x.dim() == 1 else x
         wt = self.weight.t()
-        out = mm(x2, wt) if self.bias is None else addmm(self.bias, x2, wt)
-        return out.reshape(-1) if x.dim() == 1 else out
+        if self.bias is not None and x.dim() == 2:
+            return addmm(self.bias, x, wt)
+        if self.bias is not None and x._array.flags.c_contiguous:
+            return addmm(self.bias, x.reshape(1, -1), wt).reshape(-1)
+        out = squeeze_(mm(unsqueeze(x, 0), wt), 0) if x.dim() == 1 else mm(x, wt)
+        return out if self.bias is None else add_(out, self.bias)
         ### END SOLUTION
 
 

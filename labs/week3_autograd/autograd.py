@@ -19,23 +19,30 @@ requires grad is reached through its ``AccumulateGrad`` node, which adds into ``
 The backward formulas are written with this module's own Tensor ops, so with
 ``create_graph=True`` the backward pass records a graph too: second derivatives for free.
 
+Where it does not model torch it raises NotImplementedError naming what torch does (an
+inference tensor used outside inference_mode, a backward inside it, create_graph through an
+in-place write on a view); everything else is checked against torch 2.13 on random programs
+(``python -m autograder.differential week3``).
+
 This module must never import torch. Its names mirror torch's, and the namespaces ``autograd``,
 ``nn``, ``optim`` and ``utils`` at the bottom let the same code run against it and torch.
 
 The exercises ("Task 3.x" in a docstring; each may span several functions):
   3.1 tensors and leaves: tensor, zeros, ones, Tensor.requires_grad, Tensor.detach,
-      is_grad_enabled, set_grad_enabled, no_grad, enable_grad
+      is_grad_enabled, set_grad_enabled, no_grad, enable_grad, inference_mode
   3.2 ops and their backward nodes: collect_next_edges, set_history, Node.save,
       SavedVariable (store or pack, unpack with its version check), sum_to, add, sub, rsub,
       mul, div, neg, pow, exp, log, tanh, relu, sigmoid, sin, cos, mm, addmm, sum, mean, view,
-      reshape, t, transpose, expand, select, slice, clone, to (each op with the ``apply`` of
-      its backward node)
+      reshape, t, transpose, expand, unsqueeze, squeeze, select, slice, clone, to (each op with
+      the ``apply`` of its backward node)
   3.3 the engine: GraphTask.compute_dependencies, GraphTask.init_to_execute, InputBuffer.add,
       validate_outputs, call_function, evaluate_function, execute, AccumulateGrad.apply,
       run_backward, backward, grad
   3.4 what makes it torch: modified_in_place_error (the version check's message),
-      check_inplace, add_, mul_, zero_, copy_, Tensor.register_hook, Tensor.retain_grad,
-      Node.register_hook / register_prehook, Tensor.register_post_accumulate_grad_hook
+      check_inplace, add_, mul_, zero_, copy_, squeeze_, rebase_history (CopySlices for a
+      write through a view), view_grad_fn and handle_view_on_rebase (a view whose base was
+      written), Tensor.register_hook, Tensor.retain_grad, Node.register_hook /
+      register_prehook, Tensor.register_post_accumulate_grad_hook
   3.5 autograd.Function (apply, BackwardCFunction.apply, saved_tensors) and gradcheck
   3.6 saved_tensors_hooks and checkpoint (non-reentrant and reentrant)
   3.7 Module (__setattr__, named_parameters, state_dict, load_state_dict, train, zero_grad),
@@ -106,6 +113,10 @@ def _combine_categories(higher: DType | None, lower: DType | None) -> DType | No
     return higher
 
 
+# The C++ names torch's matmul errors use (c10::toString of the scalar type's C type).
+_C_NAME = {float32: "float", float64: "double", int64: "long int", bool: "bool"}
+
+
 def result_type(*operands: Tensor) -> DType:
     """torch.result_type: tensors with dims > 0-dim tensors > wrapped Python numbers.
 
@@ -143,6 +154,8 @@ class _ThreadState(threading.local):
 
     def __init__(self) -> None:
         self.grad_enabled = True
+        self.inference_mode = False  # c10/core/InferenceMode.h: AutogradState's inference_mode
+        self.graph_tasks: list = []  # the backward passes running, innermost last
         self.saved_tensors_hooks: list[tuple[Callable, Callable]] = []
 
 
@@ -208,8 +221,45 @@ class set_grad_enabled(_GradModeContext):
         return super().__call__(fn)
 
 
+class inference_mode:
+    """torch.inference_mode(mode=True): no_grad and more (c10/core/InferenceMode.h). Grad mode is
+    off, nothing is recorded even under enable_grad, and every tensor made inside is an
+    *inference tensor*: no version counter, never saved for backward, never changed in place
+    outside inference mode. A view of a normal tensor stays normal."""
+
+    def __init__(self, mode: builtins.bool = True) -> None:
+        self.mode = builtins.bool(mode)
+
+    def __enter__(self) -> None:
+        """Task 3.1: remember grad mode and inference mode, then set both as InferenceMode's
+        constructor does: ``AutogradState(grad_mode=!enabled, inference_mode=enabled)``."""
+        raise NotImplementedError("inference_mode.__enter__ (Task 3.1)")
+
+    def __exit__(self, *exc: object) -> None:
+        """Task 3.1: restore both."""
+        raise NotImplementedError("inference_mode.__exit__ (Task 3.1)")
+
+
+def is_inference_mode_enabled() -> builtins.bool:
+    return _state.inference_mode
+
+
 def _not_differentiable_dtype_error() -> RuntimeError:
     return RuntimeError("only Tensors of floating point dtype can require gradients")
+
+
+def _operator(method: Callable) -> Callable:
+    """A Python operator of Tensor: for an operand that is neither a tensor nor a number it
+    returns NotImplemented, so Python raises its own TypeError ("unsupported operand type(s)
+    for +: 'Tensor' and 'NoneType'"), as it does for torch's tensors."""
+
+    @functools.wraps(method)
+    def operator(self: Tensor, other: Any) -> Any:
+        if not isinstance(other, Tensor | int | builtins.float):
+            return NotImplemented
+        return method(self, other)
+
+    return operator
 
 
 class Tensor:
@@ -219,11 +269,19 @@ class Tensor:
     def __init__(self, array: np.ndarray, requires_grad: builtins.bool = False) -> None:
         self._array = array
         self.grad: Tensor | None = None
-        self.grad_fn: Node | None = None
+        self._grad_fn: Node | None = None  # read through the grad_fn property
         self.output_nr = 0  # which output of grad_fn this tensor is
         self._requires_grad = False  # only meaningful on leaves
         self._version_counter = [0]  # shared by views and detach(), like torch's VariableVersion
-        self._base: Tensor | None = None  # set on differentiable views
+        self._base: Tensor | None = None  # set on differentiable views: the ROOT base
+        # A view's DifferentiableViewMeta (torch/csrc/autograd/variable.h): how to make it
+        # again from its base (for CopySlices and AsStridedBackward0), the mode it was made in,
+        # and the version its grad_fn was set at (attr_version).
+        self._view_fn: Callable[[np.ndarray], np.ndarray] | None = None
+        self._creation_meta = "DEFAULT"
+        self._attr_version = 0
+        # Made inside inference_mode (c10/core/InferenceMode.h): no version counter, no graph.
+        self._is_inference = _state.inference_mode
         self._is_wrapped_number = False  # a Python scalar wrapped as a 0-dim tensor
         self._backward_hooks: dict[int, Callable] = {}  # tensor hooks of a leaf
         self._post_accumulate_grad_hooks: dict[int, Callable] = {}
@@ -254,15 +312,44 @@ class Tensor:
         return self.detach()
 
     @property
+    def grad_fn(self) -> Node | None:
+        """The node that made this tensor. A view whose base (or another view of it) was
+        changed in place since its grad_fn was set gets a new one first
+        (variable.cpp: VariableHooks::grad_fn, written in Task 3.4 as ``view_grad_fn``)."""
+        if self._base is None or self._attr_version == self._version_counter[0]:
+            return self._grad_fn
+        return view_grad_fn(self)
+
+    @grad_fn.setter
+    def grad_fn(self, node: Node | None) -> None:
+        # variable.cpp set_gradient_edge: a view's grad_fn is now up to date with its version
+        self._grad_fn = node
+        self._attr_version = self._version_counter[0]
+
+    @property
     def is_leaf(self) -> builtins.bool:
         return self.grad_fn is None
 
     @property
     def _version(self) -> int:
+        if self._is_inference:
+            raise RuntimeError("Inference tensors do not track version counter.")
         return self._version_counter[0]
 
     def _bump_version(self) -> None:
+        """An in-place write happened (c10/core/TensorImpl.h: VariableVersion::bump)."""
+        if self._is_inference:  # no counter to bump; outside inference_mode, no writes
+            if not _state.inference_mode:
+                raise RuntimeError(
+                    "Inplace update to inference tensor outside InferenceMode is not allowed."
+                    "You can make a clone to get a normal tensor before doing inplace update."
+                    "See https://github.com/pytorch/rfcs/pull/17 for more details."
+                )
+            return
         self._version_counter[0] += 1
+
+    def is_inference(self) -> builtins.bool:
+        return self._is_inference
 
     @property
     def retains_grad(self) -> builtins.bool:
@@ -310,7 +397,9 @@ class Tensor:
     # --- Task 3.1 -----------------------------------------------------------------------------
     @property
     def requires_grad(self) -> builtins.bool:
-        """Task 3.1: a leaf's own flag; a non-leaf requires grad because it has a grad_fn."""
+        """Task 3.1: a leaf's own flag; a non-leaf requires grad because it has a grad_fn; a
+        view made under no_grad has neither, and requires grad if its base does
+        (variable.h: DifferentiableViewMeta::requires_grad)."""
         raise NotImplementedError("Tensor.requires_grad (Task 3.1)")
 
     @requires_grad.setter
@@ -320,48 +409,69 @@ class Tensor:
         raise NotImplementedError("Tensor.requires_grad (Task 3.1)")
 
     def requires_grad_(self, requires_grad: builtins.bool = True) -> Tensor:
+        """Unlike the property, asking a non-leaf for True is no error: it requires grad
+        already (variable.cpp: VariableHooks::requires_grad_; C++'s is_leaf reads grad_fn as
+        it is, without remaking a stale view's)."""
+        if requires_grad and self._grad_fn is not None:
+            return self
         self.requires_grad = requires_grad
         return self
 
     def detach(self) -> Tensor:
         """Task 3.1: a new leaf sharing the data AND the version counter, with no history
         (torch: Tensor.detach is a view that is not differentiable)."""
+        _refuse_inference_inputs(self)
         raise NotImplementedError("Tensor.detach (Task 3.1)")
 
     # --- ops: thin methods over the functions of Task 3.2 and 3.4 -------------------------------
+    @_operator
     def __add__(self, other: Any) -> Tensor:
         return add(self, other)
 
+    @_operator
     def __radd__(self, other: Any) -> Tensor:
         return add(self, other)
 
+    @_operator
     def __sub__(self, other: Any) -> Tensor:
         return sub(self, other)
 
+    @_operator
     def __rsub__(self, other: Any) -> Tensor:
         return rsub(self, other)
 
+    @_operator
     def __mul__(self, other: Any) -> Tensor:
         return mul(self, other)
 
+    @_operator
     def __rmul__(self, other: Any) -> Tensor:
         return mul(self, other)
 
+    @_operator
     def __truediv__(self, other: Any) -> Tensor:
         return div(self, other)
 
     def __rtruediv__(self, other: Any) -> Tensor:
-        return mul(reciprocal(self), other)  # torch/_tensor.py: __rtruediv__
+        # torch/_tensor.py __rtruediv__: ``self.reciprocal() * other``; the reciprocal is
+        # computed (and its result saved) before a bad ``other`` makes it NotImplemented
+        r = reciprocal(self)
+        if not isinstance(other, Tensor | int | builtins.float):
+            return NotImplemented
+        return mul(r, other)
 
     def __neg__(self) -> Tensor:
         return neg(self)
 
+    @_operator
     def __pow__(self, exponent: Any) -> Tensor:
         return pow(self, exponent)
 
+    @_operator
     def __rpow__(self, base: Any) -> Tensor:
         return pow(base, self)
 
+    @_operator
     def __matmul__(self, other: Tensor) -> Tensor:
         return mm(self, other)
 
@@ -443,7 +553,7 @@ class Tensor:
         return to(self, float64)
 
     def add_(self, other: Any, alpha: builtins.float = 1) -> Tensor:
-        return add_(self, other if alpha == 1 else mul(_wrap(other), alpha))
+        return add_(self, other, alpha)
 
     def mul_(self, other: Any) -> Tensor:
         return mul_(self, other)
@@ -571,6 +681,7 @@ class Node:
         self._next_edges: list[Edge] = []
         self._input_metadata: list[tuple[Size, DType]] = []  # (shape, dtype) of each output
         self._saved: dict[str, Any] = {}  # name -> SavedVariable or a plain value
+        self._unpacked: dict[str, Any] = {}  # while the node runs: its saved tensors, unpacked
         self._pre_hooks: dict[int, Callable] = {}
         self._post_hooks: dict[int, Callable] = {}
         self._tensor_pre_hooks: dict[int, dict[int, Callable]] = {}  # input_nr -> hooks
@@ -590,15 +701,32 @@ class Node:
     def num_inputs(self) -> int:
         return len(self._input_metadata)
 
-    def needs(self, i: int) -> builtins.bool:
-        """Is output i (the gradient of forward input i) wanted? (task_should_compute_output)"""
+    def should_compute_output(self, i: int) -> builtins.bool:
+        """At forward time: does input i's edge go anywhere? (function.h: an input that
+        requires grad may still have no edge: a view made under no_grad.) What to save
+        depends on it."""
         return self._next_edges[i].function is not None
+
+    def needs(self, i: int) -> builtins.bool:
+        """Is output i (the gradient of forward input i) wanted? Its edge must go somewhere,
+        and, when the running backward has ``inputs=`` (or is a ``grad()``), to a node that
+        will run (function.h: task_should_compute_output)."""
+        fn = self._next_edges[i].function
+        if fn is None:
+            return False
+        tasks = _state.graph_tasks
+        if tasks and tasks[-1].exec_info:
+            info = tasks[-1].exec_info.get(fn)
+            return info is not None and info.should_execute()
+        return True
 
     def apply(self, grads: list[Tensor | None]) -> list[Tensor | None]:
         raise NotImplementedError(f"{self.name()} has no backward")
 
-    def tensor_pre_hooks(self, input_nr: int) -> list[Callable]:
-        return list(self._tensor_pre_hooks.get(input_nr, {}).values())
+    def tensor_pre_hooks(self) -> list[tuple[int, dict[int, Callable]]]:
+        """(input_nr, its hooks) for each tensor that registered hooks here, in the order the
+        tensors registered their first one (Node::tensor_pre_hooks is one list)."""
+        return list(self._tensor_pre_hooks.items())
 
     def save(self, name: str, value: Any, is_output: builtins.bool = False) -> None:
         """Task 3.2: keep ``value`` for backward, readable as ``_saved_<name>``. Tensors become
@@ -606,8 +734,34 @@ class Node:
         raise NotImplementedError("Node.save (Task 3.2)")
 
     def saved(self, name: str) -> Any:
+        if name in self._unpacked:  # already unpacked for this run of the node
+            return self._unpacked[name]
         value = self._saved[name]
         return value.unpack() if isinstance(value, SavedVariable) else value
+
+    def __call__(self, grads: list[Tensor | None]) -> list[Tensor | None]:
+        """Run the node as the engine does (Node::operator()). torch's generated ``apply``
+        first unpacks every tensor the node saved, in the order it saved them, whether or not
+        this run needs it, even if no gradient arrived: their checks (freed? changed in
+        place?) and unpack hooks come first, and in that order. Then, if some gradient is
+        defined, it computes only the outputs this backward needs (``needs``): the others are
+        None, as a post-hook sees them."""
+        if isinstance(self, GraphRoot | BackwardCFunction | AccumulateGrad):  # hand-written
+            return self.apply(grads)
+        self._unpacked = {
+            name: value.unpack()
+            for name, value in self._saved.items()
+            if isinstance(value, SavedVariable)
+        }
+        run = any(g is not None for g in grads) and any(
+            self.needs(i) for i in range(len(self._next_edges))
+        )
+        try:  # no gradient arrived (any_grad_defined), or none is wanted: no formula runs
+            outputs = self.apply(grads) if run else []
+        finally:
+            self._unpacked = {}
+        outputs = outputs or [None] * len(self._next_edges)
+        return [g if self.needs(i) else None for i, g in enumerate(outputs)]
 
     def release_variables(self) -> None:
         """Free the saved tensors (Node::release_variables): backward without retain_graph."""
@@ -634,15 +788,48 @@ class Node:
 
 
 def _requires_grad(*xs: Any) -> builtins.bool:
-    return is_grad_enabled() and any(isinstance(x, Tensor) and x.requires_grad for x in xs)
+    """Should an op record? Grad mode on, outside inference_mode (which excludes the Autograd
+    dispatch keys, so even enable_grad inside it records nothing), and an input requires grad."""
+    _refuse_inference_inputs(*xs)
+    if _state.inference_mode or not is_grad_enabled():
+        return False
+    return any(isinstance(x, Tensor) and x.requires_grad for x in xs)
+
+
+def _refuse_inference_inputs(*xs: Any) -> None:
+    """Outside inference_mode, what an op does with an inference tensor depends on its kernel:
+    an inference tensor has no Autograd dispatch key, so the op records a node only if another
+    input brings the key (``a * 2`` records MulBackward0, ``a ** 2`` nothing, ``a.mean()`` of
+    one that requires grad raises, ``a.sum(0)`` is at version 1). Not modelled: refused."""
+    if not _state.inference_mode and any(isinstance(x, Tensor) and x._is_inference for x in xs):
+        raise NotImplementedError(
+            "an inference tensor used outside inference_mode: torch's answer depends on the "
+            "op's kernel (no Autograd key on it); this engine does not model it. Use "
+            "t.clone() inside inference_mode, or do the work inside it"
+        )
+
+
+def _make_inplace_node(cls: type[Node], self: Tensor, *others: Any) -> Node | None:
+    """The node of an in-place op. Writing an inference tensor outside inference_mode records
+    nothing: the write happens, then bumping its (missing) version counter raises."""
+    if self._is_inference and not _state.inference_mode:
+        if is_grad_enabled() and any(
+            isinstance(x, Tensor) and x.requires_grad for x in (self, *others)
+        ):
+            _refuse_inference_inputs(self)
+        return None
+    return _make_node(cls, self, *others)
 
 
 def gradient_edge(t: Tensor) -> Edge:
     """Task 3.2 (given): where t's gradient goes (torch/csrc/autograd/variable.cpp:
-    gradient_edge): its grad_fn at output_nr, or its AccumulateGrad if it is a leaf."""
-    if t.grad_fn is not None:
-        return Edge(t.grad_fn, t.output_nr)
-    if t.requires_grad:
+    gradient_edge): its grad_fn at output_nr, or its AccumulateGrad if it is a leaf that
+    requires grad BY ITS OWN FLAG (variable.cpp grad_accumulator: a view made under no_grad
+    requires grad through its base, yet has no AccumulateGrad: its edge goes nowhere)."""
+    fn = t.grad_fn
+    if fn is not None:
+        return Edge(fn, t.output_nr)
+    if t._requires_grad:
         return Edge(grad_accumulator(t), 0)
     return Edge(None, 0)
 
@@ -672,24 +859,186 @@ def _new(array: np.ndarray, dtype: DType | None = None) -> Tensor:
     return Tensor(np.asarray(array, dtype=(dtype.np if dtype else None)))
 
 
-def _view_of(base: Tensor, array: np.ndarray) -> Tensor:
-    """A view: shares the base's data and version counter (torch: as_view)."""
-    out = Tensor(np.asarray(array))
+def _view_of(base: Tensor, view_fn: Callable[[np.ndarray], np.ndarray]) -> Tensor:
+    """A view: ``view_fn`` of the base's data, sharing its data and version counter
+    (torch/csrc/autograd/VariableTypeUtils.h: as_view). It remembers its ROOT base, how to make
+    it again from that root (the view functions of a view of a view chained, as ViewInfo::chain
+    does) and the mode it was made in (``creation_meta``: variable.h propagate_creation_meta):
+    an in-place write through the view, or on its base, needs all three."""
+    out = Tensor(np.asarray(view_fn(base._array)))
     out._version_counter = base._version_counter
+    out._is_inference = base._is_inference
+    if base._is_inference:  # an inference tensor keeps no autograd metadata, views neither
+        return out
     out._base = base if base._base is None else base._base
+    prev = base._view_fn
+    out._view_fn = view_fn if prev is None else (lambda a: view_fn(prev(a)))
+    mode = "DEFAULT" if is_grad_enabled() else "NO_GRAD_MODE"
+    mode = "INFERENCE_MODE" if _state.inference_mode else mode
+    if mode == "DEFAULT" or base._creation_meta == "INFERENCE_MODE":
+        mode = base._creation_meta
+    out._creation_meta = mode
+    out._attr_version = base._version_counter[0]
     return out
 
 
+def _nocopy_reshape(array: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | None:
+    """``array`` with a new shape WITHOUT copying, or None where its strides do not allow it;
+    the new strides are those torch computes (they are visible, size-1 dims included)."""
+    known = math.prod(n for n in shape if n != -1)
+    shape = tuple(array.size // known if n == -1 and known else n for n in shape)
+    if math.prod(shape) != array.size:
+        raise RuntimeError(
+            f"shape '{_format_size(shape)}' is invalid for input of size {array.size}"
+        )
+    strides = _compute_stride(array.shape, _element_strides(array), shape)
+    if strides is None:
+        return None
+    byte_strides = [st * array.itemsize for st in strides]
+    return np.lib.stride_tricks.as_strided(array, shape, byte_strides)
+
+
+def _compute_stride(old: Sequence[int], stride: Sequence[int], new: Sequence[int]):
+    """aten/src/ATen/TensorUtils.cpp computeStride: walk the old dims from the last, in chunks
+    of dims that are contiguous with each other; the new dims must tile each chunk exactly."""
+    if not old:
+        return (1,) * len(new)
+    if math.prod(old) == 0:
+        return tuple(stride) if tuple(old) == tuple(new) else None
+    out = [0] * len(new)
+    view_d = len(new) - 1
+    base, tensor_numel, view_numel = stride[-1], 1, 1
+    for d in range(len(old) - 1, -1, -1):
+        tensor_numel *= old[d]
+        if d == 0 or (old[d - 1] != 1 and stride[d - 1] != tensor_numel * base):
+            while view_d >= 0 and (view_numel < tensor_numel or new[view_d] == 1):
+                out[view_d] = view_numel * base
+                view_numel *= new[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if d > 0:
+                base, tensor_numel, view_numel = stride[d - 1], 1, 1
+    return tuple(out) if view_d == -1 else None
+
+
 def _binary(np_op: Callable, a: Tensor, b: Tensor, dtype: DType | None = None) -> Tensor:
-    """Compute in the promoted dtype, so float32 stays float32 (TensorIterator's common dtype)."""
+    """Compute in the promoted dtype, so float32 stays float32 (TensorIterator's common dtype),
+    the result laid out as TensorIterator lays it out (``_elementwise``)."""
     dt = dtype or result_type(a, b)
-    out = np_op(a._array.astype(dt.np, copy=False), b._array.astype(dt.np, copy=False))
-    return _new(out, dt)
+    wide = float64 if np_op in _ROUNDED_ONCE and dt.is_floating_point else dt
+    out = np_op(a._array.astype(wide.np, copy=False), b._array.astype(wide.np, copy=False))
+    return _new(_elementwise(np.asarray(out).astype(dt.np, copy=False), a, b), dt)
+
+
+# --- given: where a result lives. Strides are visible (is_contiguous, what view() and
+# reshape() may do), so a result must be laid out as torch lays it out, not as NumPy does.
+
+
+def _element_strides(a: np.ndarray) -> tuple[int, ...]:
+    return tuple(st // a.itemsize for st in a.strides)
+
+
+def _non_overlapping_and_dense(shape: Sequence[int], strides: Sequence[int]) -> builtins.bool:
+    """c10 is_non_overlapping_and_dense: some order of the dims is a contiguous layout."""
+    expected = 1
+    for stride, n in sorted((st, n) for n, st in zip(shape, strides, strict=True) if n != 1):
+        if stride != expected:
+            return False
+        expected *= n
+    return True
+
+
+def _c_order(values: np.ndarray) -> np.ndarray:
+    return values if values.flags.c_contiguous else values.copy(order="C")
+
+
+def _laid_out(values: np.ndarray, order: Sequence[int]) -> np.ndarray:
+    """``values`` copied into a dense array whose dims, fastest first, are ``order``."""
+    strides = [0] * values.ndim
+    step = 1
+    for d in order:
+        strides[d] = step
+        step *= values.shape[d]
+    return _with_strides(values, strides)
+
+
+def _with_strides(values: np.ndarray, strides: Sequence[int]) -> np.ndarray:
+    """``values`` copied into a new dense array with these element strides (those of a size-1
+    dim included: they are visible, and torch keeps them)."""
+    buffer = np.empty(max(values.size, 1), dtype=values.dtype)
+    byte_strides = [s * values.itemsize for s in strides]
+    out = np.lib.stride_tricks.as_strided(buffer, values.shape, byte_strides)
+    out[...] = values
+    return out
+
+
+def _elementwise(values: np.ndarray, *inputs: Tensor) -> np.ndarray:
+    """The layout TensorIterator gives an elementwise op's result
+    (aten/src/ATen/TensorIterator.cpp: compute_fast_setup_type, reorder_dimensions): inputs of
+    the result's shape that are all contiguous give a contiguous result, all dense with the
+    same strides give those strides; otherwise the dims are sorted by the inputs' strides
+    (the first input decides, broadcast dims do not count, ties go to the smaller dim)."""
+    shape, nd = values.shape, values.ndim
+    arrays = [t._array for t in inputs]
+    if nd <= 1:
+        return _c_order(values)
+    if all(a.shape == shape for a in arrays):
+        if all(a.flags.c_contiguous for a in arrays):
+            return _c_order(values)
+        strides = {_element_strides(a) for a in arrays}
+        if len(strides) == 1 and _non_overlapping_and_dense(shape, next(iter(strides))):
+            return _with_strides(values, next(iter(strides)))
+    # each input's byte strides over the result's dims: 0 where broadcast
+    op_strides = []
+    for a in arrays:
+        lead = nd - a.ndim
+        op_strides.append(
+            [0] * lead
+            + [
+                0 if n == 1 and shape[lead + i] != 1 else st
+                for i, (n, st) in enumerate(zip(a.shape, a.strides, strict=True))
+            ]
+        )
+
+    def should_swap(d0: int, d1: int) -> int:
+        for st in op_strides:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return -1 if s0 < s1 else 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    perm = list(range(nd))[::-1]
+    for i in range(1, nd):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            comparison = should_swap(perm[d0], perm[d1])
+            if comparison > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif comparison < 0:
+                break
+    return _laid_out(values, perm)
+
+
+def _preserve_format(values: np.ndarray, like: np.ndarray) -> np.ndarray:
+    """A copy's layout (empty_like with preserve_format, as clone() and to() use): the
+    source's strides if it is dense, else contiguous."""
+    strides = _element_strides(like)
+    if values.ndim > 1 and _non_overlapping_and_dense(like.shape, strides):
+        return _with_strides(values, strides)
+    return values.copy(order="C")  # always a copy: ``values`` may be the source itself
 
 
 def sum_to(grad: Tensor, shape: Sequence[int]) -> Tensor:
-    """Task 3.2: reduce a broadcast gradient back to ``shape`` (aten/src/ATen/ExpandUtils.h:
-    sum_to): sum the leading dims away, then keepdim-sum each dim where ``shape`` has a 1."""
+    """Task 3.2: reduce a broadcast gradient back to ``shape`` as aten/src/ATen/ExpandUtils.h
+    sum_to does (the ops matter under create_graph): to a 0-dim shape, ``sum()``; else ONE
+    keepdim sum over the leading dims and each dim where ``shape`` has a 1, then ``view`` the
+    leading 1s away. Nothing to do when the shapes already agree."""
     raise NotImplementedError("sum_to (Task 3.2)")
 
 
@@ -790,14 +1139,14 @@ def neg(self: Tensor) -> Tensor:
 class PowBackward0(Node):
     def apply(self, grads: list) -> list:
         """Task 3.2: d(a**c) = g * (c * a**(c-1)), zero if c == 0
-        (FunctionsManual.cpp: pow_backward)."""
+        (FunctionsManual.cpp: pow_backward; ``c *`` is a C++ scalar product: _mul_scalar)."""
         raise NotImplementedError("PowBackward0.apply (Task 3.2)")
 
 
 class PowBackward1(Node):
     def apply(self, grads: list) -> list:
-        """Task 3.2: d(a**b) = (g * b * a**(b-1), g * result * log(a))
-        (pow_backward_self, pow_backward_exponent; torch masks log(0) where b >= 0)."""
+        """Task 3.2: d(a**b) = (g * b * a**(b-1), g * result * log(a)), with torch's masks
+        written as ``where`` (FunctionsManual.cpp pow_backward_self, pow_backward_exponent)."""
         raise NotImplementedError("PowBackward1.apply (Task 3.2)")
 
 
@@ -816,9 +1165,16 @@ def pow(self: Any, exponent: Any) -> Tensor:
 # --- unary pointwise ops --------------------------------------------------------------------------
 
 
+# torch's float32 kernels of these (nearly always) round the exact result; NumPy's float32
+# ones are often an ulp off, which an ill-conditioned gradient (1 - tanh(x)**2 near 1) makes
+# visible: compute them in float64 and round once.
+_ROUNDED_ONCE = (np.exp, np.log, np.tanh, np.sin, np.cos, np.power)
+
+
 def _float_unary(np_op: Callable, a: Tensor) -> Tensor:
     dt = a.dtype if a.dtype.is_floating_point else float32
-    return _new(np_op(a._array.astype(dt.np)), dt)
+    wide = float64 if np_op in _ROUNDED_ONCE else dt
+    return _new(_elementwise(np_op(a._array.astype(wide.np)).astype(dt.np), a), dt)
 
 
 def _unary(np_op: Callable, node_cls: type[Node], a: Tensor, save: str) -> Tensor:
@@ -831,6 +1187,127 @@ def _unary(np_op: Callable, node_cls: type[Node], a: Tensor, save: str) -> Tenso
         if save == "result":
             node.save("result", out, is_output=True)
     return out
+
+
+# --- given: the ops torch's C++ backward formulas call ----------------------------------------
+# In C++, ``grad * 2.0`` is mul.Scalar (MulBackward1: one edge, the number kept), not the
+# mul.Tensor of Python's ``t * 2`` (MulBackward0); and some backward formulas are ops with
+# derivatives of their own. Under create_graph these nodes are what a gradient's graph shows.
+
+
+class MulBackward1(Node):
+    def apply(self, grads: list) -> list:
+        return [_mul_scalar(grads[0], self.saved("other"))]
+
+
+class DivBackward1(Node):
+    def apply(self, grads: list) -> list:
+        return [_div_scalar(grads[0], self.saved("other"))]
+
+
+class AddBackward1(Node):
+    def apply(self, grads: list) -> list:
+        return [grads[0]]
+
+
+def _scalar_op(np_op: Callable, node_cls: type[Node], t: Tensor, c: Any) -> Tensor:
+    out = _binary(np_op, t, _wrap(c))
+    if node := _make_node(node_cls, t):
+        node.save("other", c)
+        set_history(out, node)
+    return out
+
+
+class SubBackward1(Node):
+    def apply(self, grads: list) -> list:
+        return [grads[0]]
+
+
+def _sub_scalar(t: Tensor, c: Any) -> Tensor:
+    """``t - c`` as C++ writes it (sub.Scalar -> SubBackward1)."""
+    return _scalar_op(np.subtract, SubBackward1, t, c)
+
+
+class WhereBackward0(Node):
+    def apply(self, grads: list) -> list:
+        """derivatives.yaml where.self: (where(c, g, 0), where(c, 0, g))."""
+        (g,) = grads
+        cond, zero = self.saved("condition"), zeros(dtype=g.dtype)
+        return [
+            where(cond, g, zero) if self.needs(0) else None,
+            where(cond, zero, g) if self.needs(1) else None,
+        ]
+
+
+def where(cond: Tensor, a: Tensor, b: Tensor) -> Tensor:
+    """at::where(condition, self, other) -> WhereBackward0, saving the (bool) condition."""
+    dt = result_type(a, b)
+    values = np.where(cond._array, a._array.astype(dt.np), b._array.astype(dt.np))
+    out = _new(_elementwise(values, cond, a, b), dt)
+    if node := _make_node(WhereBackward0, a, b):
+        node.save("condition", cond)
+        set_history(out, node)
+    return out
+
+
+def _mul_scalar(t: Tensor, c: Any) -> Tensor:
+    """``t * c`` as C++ writes it (mul.Scalar -> MulBackward1)."""
+    return _scalar_op(np.multiply, MulBackward1, t, c)
+
+
+def _div_scalar(t: Tensor, c: Any) -> Tensor:
+    """``t / c`` as C++ writes it (div.Scalar -> DivBackward1)."""
+    return _scalar_op(np.divide, DivBackward1, t, c)
+
+
+def _add_scalar(t: Tensor, c: Any) -> Tensor:
+    """``t + c`` as C++ writes it (add.Scalar -> AddBackward1)."""
+    return _scalar_op(np.add, AddBackward1, t, c)
+
+
+class SigmoidBackwardBackward0(Node):
+    def apply(self, grads: list) -> list:
+        """derivatives.yaml sigmoid_backward: (sigmoid_backward(g, output),
+        g * grad_output * (-2 * output + 1))."""
+        (g,) = grads
+        grad_output, output = self.saved("grad_output"), self.saved("output")
+        return [
+            sigmoid_backward(g, output) if self.needs(0) else None,
+            g * grad_output * _add_scalar(_mul_scalar(output, -2), 1) if self.needs(1) else None,
+        ]
+
+
+class TanhBackwardBackward0(Node):
+    def apply(self, grads: list) -> list:
+        """derivatives.yaml tanh_backward: (tanh_backward(g, output),
+        g * (-2 * output * grad_output))."""
+        (g,) = grads
+        grad_output, output = self.saved("grad_output"), self.saved("output")
+        return [
+            tanh_backward(g, output) if self.needs(0) else None,
+            g * (_mul_scalar(output, -2) * grad_output) if self.needs(1) else None,
+        ]
+
+
+def _backward_op(node_cls: type[Node], values: np.ndarray, grad: Tensor, output: Tensor):
+    out = _new(_elementwise(values.astype(grad.dtype.np), grad, output), grad.dtype)
+    if node := _make_node(node_cls, grad, output):
+        node.save("grad_output", grad)
+        node.save("output", output)
+        set_history(out, node)
+    return out
+
+
+def sigmoid_backward(grad: Tensor, output: Tensor) -> Tensor:
+    """``grad * (1 - output) * output``, an op of its own (SigmoidBackwardBackward0)."""
+    g, y = grad._array, output._array
+    return _backward_op(SigmoidBackwardBackward0, g * (1 - y) * y, grad, output)
+
+
+def tanh_backward(grad: Tensor, output: Tensor) -> Tensor:
+    """``grad * (1 - output * output)``, an op of its own (TanhBackwardBackward0)."""
+    g, y = grad._array, output._array
+    return _backward_op(TanhBackwardBackward0, g * (1 - y * y), grad, output)
 
 
 class ExpBackward0(Node):
@@ -857,7 +1334,7 @@ def log(a: Tensor) -> Tensor:
 
 class TanhBackward0(Node):
     def apply(self, grads: list) -> list:
-        """Task 3.2: d tanh(a) = g * (1 - r*r) (FunctionsManual: tanh_backward)."""
+        """Task 3.2: d tanh(a) = g * (1 - r*r), computed by the op ``tanh_backward``."""
         raise NotImplementedError("TanhBackward0.apply (Task 3.2)")
 
 
@@ -880,8 +1357,10 @@ class ThresholdBackwardBackward0(Node):
 
 
 def threshold_backward(grad: Tensor, result: Tensor) -> Tensor:
-    """Task 3.2: ``grad`` where ``result > 0``, else 0 -> ThresholdBackwardBackward0 when
-    recorded (torch records it under create_graph: the second derivative of relu is 0)."""
+    """Task 3.2: 0 where ``result <= 0``, else ``grad`` (selected, not multiplied: a nan
+    gradient does not leak through a 0, and a nan result lets the gradient through)
+    -> ThresholdBackwardBackward0 when recorded (torch records it under create_graph, saving
+    ``result`` as its self: the second derivative of relu is 0)."""
     raise NotImplementedError("threshold_backward (Task 3.2)")
 
 
@@ -892,7 +1371,7 @@ def relu(a: Tensor) -> Tensor:
 
 class SigmoidBackward0(Node):
     def apply(self, grads: list) -> list:
-        """Task 3.2: d sigmoid(a) = g * (1 - r) * r (sigmoid_backward)."""
+        """Task 3.2: d sigmoid(a) = g * (1 - r) * r, computed by the op ``sigmoid_backward``."""
         raise NotImplementedError("SigmoidBackward0.apply (Task 3.2)")
 
 
@@ -930,15 +1409,60 @@ def cos(a: Tensor) -> Tensor:
 # --- matrix products ------------------------------------------------------------------------------
 
 
+def _matmul(a: np.ndarray, b: np.ndarray, bias: np.ndarray | None = None) -> np.ndarray:
+    """A small matmul summed as torch's CPU kernel sums it: one product at a time, in k
+    order, each step rounded to the dtype. addmm starts from the bias, except for a
+    matrix-vector product (one column, gemv), which adds it to the finished sum. (NumPy's
+    BLAS sums in another order; for float32 the last bits differ.)"""
+    (m, k), n = a.shape, b.shape[1]
+    gemv = bias is not None and n == 1 and m > 1
+    if bias is None or gemv:  # from the first product, not from 0 (0 + -0 would be +0)
+        out, first = a[:, :1] * b[:1, :], 1
+    else:
+        out, first = np.broadcast_to(bias, (m, n)).astype(a.dtype), 0
+    for i in range(first, k):
+        out = out + a[:, i : i + 1] * b[i : i + 1, :]
+    return out + bias if gemv else out
+
+
+def _strides(t: Tensor) -> tuple[int, ...]:
+    """Strides in elements (torch's ``stride()``), from NumPy's in bytes."""
+    return tuple(st // t._array.itemsize for st in t._array.strides)
+
+
+def _column_major(shape: Sequence[int], strides: Sequence[int]) -> builtins.bool:
+    return strides[0] == 1 and strides[1] == shape[0]
+
+
+def _mm_mat1_backward(g: Tensor, mat2: Tensor, mat1_strides: tuple) -> Tensor:
+    """FunctionsManual.cpp mm_mat1_backward: ``g @ mat2.t()``, or, if mat1 was column-major,
+    ``(mat2 @ g.t()).t()`` (the same values, a column-major gradient)."""
+    shape = (g.shape[0], mat2.shape[0])
+    if _column_major(shape, mat1_strides):
+        return mm(mat2, g.t()).t()
+    return mm(g, mat2.t())
+
+
+def _mm_mat2_backward(g: Tensor, mat1: Tensor, mat2_strides: tuple) -> Tensor:
+    """FunctionsManual.cpp mm_mat2_backward: ``mat1.t() @ g``, or ``(g.t() @ mat1).t()``."""
+    shape = (mat1.shape[1], g.shape[1])
+    if _column_major(shape, mat2_strides):
+        return mm(g.t(), mat1).t()
+    return mm(mat1.t(), g)
+
+
 class MmBackward0(Node):
     def apply(self, grads: list) -> list:
-        """Task 3.2: d(A@B) = (g @ B.t(), A.t() @ g) (FunctionsManual: mm_mat1/mat2_backward)."""
+        """Task 3.2: d(A@B) = (g @ B.t(), A.t() @ g) (FunctionsManual: mm_mat1/mat2_backward,
+        which write it transposed for an input that was column-major)."""
         raise NotImplementedError("MmBackward0.apply (Task 3.2)")
 
 
 def mm(self: Tensor, mat2: Tensor) -> Tensor:
     """Task 3.2: 2-D @ 2-D -> MmBackward0 (``a @ b``, ``matmul`` and ``mm`` all end here),
-    saving ``self`` only if mat2 needs grad and ``mat2`` only if self does."""
+    saving ``self`` only if mat2 needs grad and ``mat2`` only if self does. No promotion: the
+    two dtypes must be the same (aten/src/ATen/native/LinearAlgebra.cpp), checked by the
+    kernel, so AFTER autograd made the node and saved (packed) its tensors."""
     raise NotImplementedError("mm (Task 3.2)")
 
 
@@ -950,7 +1474,9 @@ class AddmmBackward0(Node):
 
 def addmm(bias: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
     """Task 3.2: bias + mat1 @ mat2 -> AddmmBackward0: what nn.Linear runs on 2-D input
-    (torch/nn/functional.py linear -> aten::addmm(bias, input, weight.t()))."""
+    (torch/nn/functional.py linear -> aten::addmm(bias, input, weight.t())). No promotion:
+    bias, then mat1, must have mat2's dtype (the checks of addmm_impl_cpu_, in the kernel:
+    after the node saved its tensors)."""
     raise NotImplementedError("addmm (Task 3.2)")
 
 
@@ -964,11 +1490,56 @@ def _dims(dim: int | Sequence[int] | None, ndim: int) -> tuple[int, ...]:
     return tuple(d % ndim if ndim else 0 for d in dims)
 
 
+def _row_sum(values: Sequence[Any], zero: Any) -> Any:
+    """aten/src/ATen/native/cpu/SumKernel.cpp row_sum: four accumulators taking every fourth
+    element, the leftovers into the first, then the four added in order."""
+    acc = [zero] * 4
+    whole = len(values) // 4 * 4
+    for i in range(whole):
+        acc[i % 4] = acc[i % 4] + values[i]
+    for i in range(whole, len(values)):
+        acc[0] = acc[0] + values[i]
+    return acc[0] + acc[1] + acc[2] + acc[3]
+
+
+def _cascade_sum(flat: np.ndarray) -> Any:
+    """SumKernel.cpp's order for one contiguous row (so a float32 sum rounds as torch's):
+    rows of 8 or more are summed 8 lanes at a time (vectorized_inner_sum: row_sum of the
+    vectors, then the leftovers, then the 8 lanes, in order); shorter rows by row_sum."""
+    zero = flat.dtype.type(0)
+    if flat.size < 8:
+        return _row_sum(list(flat), zero)
+    whole = flat.size // 8 * 8
+    lanes = _row_sum(list(flat[:whole].reshape(-1, 8)), np.zeros(8, flat.dtype))
+    total = zero
+    for v in flat[whole:]:
+        total = total + v
+    for v in lanes:
+        total = total + v
+    return total
+
+
+def _reduce_sum(a: np.ndarray, dims: tuple[int, ...], keepdim: builtins.bool, dt: DType):
+    """sum over ``dims`` in ``dt``. A float sum of everything is added in torch's order, the
+    elements taken in memory order (TensorIterator coalesces a dense tensor into one row)."""
+    if dt.is_floating_point and a.ndim and len(dims) == a.ndim and a.size:
+        strides = _element_strides(a)
+        if _non_overlapping_and_dense(a.shape, strides):
+            order = sorted(range(a.ndim), key=lambda d: (-strides[d], -d))
+            flat = np.transpose(a, order).reshape(-1)
+        else:
+            flat = a.reshape(-1)
+        total = _cascade_sum(flat.astype(dt.np))
+        return np.full((1,) * a.ndim if keepdim else (), total, dtype=dt.np)
+    return np.sum(a, axis=dims, keepdims=keepdim, dtype=dt.np)
+
+
 def _sum_backward(g: Tensor, sizes: Size, dims: tuple[int, ...], keepdim: builtins.bool):
-    """FunctionsManual.cpp: sum_backward: put the reduced dims back (as 1s), then expand."""
+    """FunctionsManual.cpp: sum_backward: put the reduced dims back (one unsqueeze each,
+    in order: unsqueeze_multiple), then expand."""
     if not keepdim and sizes:
-        kept = [1 if i in dims else s for i, s in enumerate(sizes)]
-        g = g.reshape(tuple(kept))
+        for d in sorted(dims):
+            g = unsqueeze(g, d)
     return g.expand(tuple(sizes))
 
 
@@ -992,7 +1563,7 @@ def sum(self: Tensor, dim: int | Sequence[int] | None = None, keepdim: builtins.
 
 class MeanBackward0(Node):
     def apply(self, grads: list) -> list:
-        """Task 3.2: expand g, divide by the element count (mean_backward)."""
+        """Task 3.2: expand g, divide by the element count (a C++ scalar division)."""
         raise NotImplementedError("MeanBackward0.apply (Task 3.2)")
 
 
@@ -1020,16 +1591,44 @@ class UnsafeViewBackward0(ViewBackward0):
     pass
 
 
+class ReshapeAliasBackward0(ViewBackward0):
+    pass
+
+
 def view(self: Tensor, shape: tuple[int, ...]) -> Tensor:
-    """Task 3.2: a view with a new shape (contiguous input only) -> ViewBackward0."""
+    """Task 3.2: a view with a new shape -> ViewBackward0; only where the strides allow it
+    without a copy (``_nocopy_reshape``), else torch's error."""
     raise NotImplementedError("view (Task 3.2)")
 
 
 def reshape(self: Tensor, shape: tuple[int, ...]) -> Tensor:
-    """Task 3.2: a view when the input is contiguous (ViewBackward0), else a clone followed by
-    ``_unsafe_view`` (UnsafeViewBackward0 -> CloneBackward0), as
-    aten/src/ATen/native/TensorShape.cpp reshape does."""
+    """Task 3.2: as aten/src/ATen/native/TensorShape.cpp reshape: a contiguous input is
+    viewed (ViewBackward0); a non-contiguous one whose strides allow it is viewed too, by
+    ``_reshape_alias`` (ReshapeAliasBackward0); else a clone followed by ``_unsafe_view``
+    (UnsafeViewBackward0 -> CloneBackward0)."""
     raise NotImplementedError("reshape (Task 3.2)")
+
+
+class UnsqueezeBackward0(Node):
+    def apply(self, grads: list) -> list:
+        """Task 3.2: take the inserted dim of size 1 away again (``squeeze(dim)``)."""
+        raise NotImplementedError("UnsqueezeBackward0.apply (Task 3.2)")
+
+
+class SqueezeBackward1(Node):
+    def apply(self, grads: list) -> list:
+        """Task 3.2: put the dim back if it was removed (unsqueeze_to)."""
+        raise NotImplementedError("SqueezeBackward1.apply (Task 3.2)")
+
+
+def squeeze(self: Tensor, dim: int) -> Tensor:
+    """Task 3.2: a view without ``dim`` if its size is 1 -> SqueezeBackward1."""
+    raise NotImplementedError("squeeze (Task 3.2)")
+
+
+def unsqueeze(self: Tensor, dim: int) -> Tensor:
+    """Task 3.2: a view with a new dim of size 1 at ``dim`` -> UnsqueezeBackward0 (_saved_dim)."""
+    raise NotImplementedError("unsqueeze (Task 3.2)")
 
 
 class TBackward0(Node):
@@ -1058,6 +1657,17 @@ class ExpandBackward0(Node):
     def apply(self, grads: list) -> list:
         """Task 3.2: sum g back to the input's sizes."""
         raise NotImplementedError("ExpandBackward0.apply (Task 3.2)")
+
+
+def _expanded(a: np.ndarray, full: tuple[int, ...]) -> np.ndarray:
+    """``a`` broadcast to ``full`` as a WRITABLE view (stride 0 where a dim is expanded), as
+    torch's expand: writing it is the in-place op's business (the overlap check)."""
+    lead = len(full) - a.ndim
+    strides = [0] * lead + [
+        0 if n == 1 and f != 1 else st
+        for n, f, st in zip(a.shape, full[lead:], a.strides, strict=True)
+    ]
+    return np.lib.stride_tricks.as_strided(a, full, strides)
 
 
 def expand(self: Tensor, sizes: tuple[int, ...]) -> Tensor:
@@ -1122,21 +1732,42 @@ def slice_(self: Tensor, dim: int, start: int | None, end: int | None, step: int
     raise NotImplementedError("slice_ (Task 3.2)")
 
 
+class AliasBackward0(Node):
+    def apply(self, grads: list) -> list:
+        """The identity: an alias is the same elements."""
+        return [grads[0]]
+
+
+def alias(self: Tensor) -> Tensor:
+    """A view of all of ``self`` -> AliasBackward0 (what ``t[:]`` returns)."""
+    out = _view_of(self, lambda a: a[...])
+    if node := _make_node(AliasBackward0, self):
+        set_history(out, node)
+    return out
+
+
 def getitem(self: Tensor, key: Any) -> Tensor:
     """Basic indexing as torch/csrc/autograd/python_variable_indexing.cpp applySlicing does it:
-    one select per int (the dim goes away), one slice per non-full slice; ``:`` is skipped."""
+    one select per int (the dim goes away), one slice per slice, except a slice that keeps the
+    whole dim (start 0, stop at least the length, step 1), which is skipped. If nothing was
+    applied, THPVariable_getitem still returns a new tensor: ``at::alias(self)``. A bare slice
+    (``t[:]``, not ``t[:, ...]``) takes THPVariable_getitem's fast path: always a slice."""
+    if isinstance(key, slice):
+        return slice_(self, 0, key.start, key.stop, key.step)
     key = key if isinstance(key, tuple) else (key,)
     out, dim = self, 0
     for k in key:
         if isinstance(k, int):
             out = select(out, dim, k)
         elif isinstance(k, slice):
-            if k != slice(None):
+            start, step = k.start or 0, k.step or 1
+            stop = _INT64_MAX if k.stop is None else k.stop
+            if not (start == 0 and stop >= out.shape[dim] and step == 1):
                 out = slice_(out, dim, k.start, k.stop, k.step)
             dim += 1
         else:
             raise NotImplementedError(f"index {k!r}: ints and slices only")
-    return out
+    return alias(out) if out is self else out
 
 
 class CloneBackward0(Node):
@@ -1176,15 +1807,16 @@ class AccumulateGrad(Node):
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"
 
-    def tensor_pre_hooks(self, input_nr: int) -> list[Callable]:
-        return list(self.variable._backward_hooks.values())  # a leaf's hooks live on the leaf
+    def tensor_pre_hooks(self) -> list[tuple[int, dict[int, Callable]]]:
+        return [(0, self.variable._backward_hooks)]  # a leaf's hooks live on the leaf
 
     def apply(self, grads: list) -> list:
         """Task 3.3: add the gradient into ``variable.grad`` (accumulate_grad.h: accumulateGrad).
 
         First gradient: stored (a detached copy without grad mode; with create_graph a
         differentiable copy, CopyBackwards). Later ones: added IN PLACE without grad mode,
-        ``grad = grad + new`` (a new tensor) with it. Then the post-accumulate-grad hooks.
+        ``grad = grad + new`` (a new tensor) with it. Then the post-accumulate-grad hooks,
+        even when no gradient arrived (None: the leaf's input got none).
         """
         raise NotImplementedError("AccumulateGrad.apply (Task 3.3)")
 
@@ -1273,16 +1905,16 @@ def validate_outputs(edges: list[Edge], grads: list[Tensor | None], name: str) -
 
 
 def call_tensor_pre_hooks(node: Node, inputs: list) -> list:
-    """Tensor hooks of each input, then its retains_grad hook
-    (engine.cpp: call_tensor_pre_hooks)."""
+    """The tensor hooks, tensor by tensor in the order each registered its first one, then the
+    retains_grad hooks (engine.cpp: call_tensor_pre_hooks)."""
     inputs = list(inputs)
-    for i in range(len(inputs)):
-        for hook in node.tensor_pre_hooks(i):
+    for i, hooks in node.tensor_pre_hooks():
+        for hook in list(hooks.values()):
             result = hook(inputs[i])
             if result is not None:
                 inputs[i] = result
-        if i in node._retains_grad_hooks:
-            node._retains_grad_hooks[i](inputs[i])
+    for i, retain in sorted(node._retains_grad_hooks.items()):
+        retain(inputs[i])
     return inputs
 
 
@@ -1308,9 +1940,37 @@ def push_ready(ready: list, node: Node, inputs: list) -> None:
     heapq.heappush(ready, (-node._sequence_nr(), next(_push_count), node, inputs))
 
 
-def execute(task: GraphTask, root: Node) -> None:
-    """Task 3.3: Engine::execute + thread_main: count dependencies, then pop and evaluate nodes
-    until the queue is empty, with grad mode = create_graph."""
+class _current_graph_task:
+    """While a graph task runs, it is the thread's current one (engine.cpp: current_graph_task):
+    a reentrant checkpoint asks it whether ``grad()`` or ``inputs=`` is at work."""
+
+    def __init__(self, task: GraphTask) -> None:
+        self.task = task
+
+    def __enter__(self) -> None:
+        if _state.inference_mode:
+            raise NotImplementedError(
+                "backward inside inference_mode: torch runs it, and every tensor it makes (the "
+                "gradients) is an inference tensor; this engine does not model that"
+            )
+        _state.graph_tasks.append(self.task)
+
+    def __exit__(self, *exc: object) -> None:
+        _state.graph_tasks.pop()
+
+
+def _is_checkpoint_valid() -> builtins.bool:
+    """torch.autograd._is_checkpoint_valid (Engine::is_checkpoint_valid): no graph task runs,
+    or the current one runs every node (no ``exec_info``: not grad(), not inputs=)."""
+    tasks = _state.graph_tasks
+    return not tasks or not tasks[-1].exec_info
+
+
+def execute(task: GraphTask, root: Node, inputs: list | None = None) -> None:
+    """Task 3.3: Engine::execute + thread_main: count dependencies, then, from ``root`` with
+    its ``inputs`` (a GraphRoot has none), pop and evaluate nodes until the queue is empty,
+    with grad mode = create_graph and ``task`` the current graph task
+    (``_current_graph_task``)."""
     raise NotImplementedError("execute (Task 3.3)")
 
 
@@ -1400,7 +2060,8 @@ class SavedVariable:
 
     def __init__(self, t: Tensor, is_output: builtins.bool) -> None:
         """Task 3.2: record the version and the producer, then store or PACK the tensor
-        (SavedVariable::SavedVariable, with the default hooks of saved_tensors_hooks)."""
+        (SavedVariable::SavedVariable, with the default hooks of saved_tensors_hooks). An
+        inference tensor cannot be saved; a wrapped Python number is stored, never packed."""
         raise NotImplementedError("SavedVariable.__init__ (Task 3.2)")
 
     def reset_data(self) -> None:
@@ -1412,6 +2073,21 @@ class SavedVariable:
         (its version counter moved: raise ``modified_in_place_error``, written later)."""
         raise NotImplementedError("SavedVariable.unpack (Task 3.2)")
 
+    def _unpack_hooked(self) -> Tensor:
+        """With hooks torch cannot follow versions (no check), and what unpack_hook returns
+        is given the graph place of the tensor that was saved: its grad_fn and output_nr (the
+        node itself for a saved output), or, for a leaf, its requires_grad and AccumulateGrad
+        (saved_variable.cpp: SavedVariable::unpack, make_variable)."""
+        data = self.hooks[1](self.packed)
+        var = Tensor(data._array)
+        var._version_counter = self.version_counter
+        if self.is_leaf:
+            var._requires_grad, var._grad_accumulator = self.requires_grad, self.accumulator
+        else:
+            var.grad_fn = self.producer if self.is_output else self.grad_fn
+            var.output_nr = self.output_nr
+        return var
+
 
 def modified_in_place_error(saved: SavedVariable) -> RuntimeError:
     """Task 3.4: torch's error for a saved tensor changed in place (SavedVariable::unpack in
@@ -1420,26 +2096,238 @@ def modified_in_place_error(saved: SavedVariable) -> RuntimeError:
     raise NotImplementedError("modified_in_place_error (Task 3.4)")
 
 
-def check_inplace(t: Tensor) -> None:
-    """Task 3.4: an in-place op on a leaf that requires grad is an error under grad mode
-    (torch/csrc/autograd/VariableTypeUtils.h: check_inplace): it would change a value the
-    graph, and the optimizer, think is fixed."""
+def check_inplace(t: Tensor, *others: Any) -> None:
+    """Task 3.4: the checks before an in-place op that will be recorded (grad mode on, an
+    input requires grad), in torch's order (torch/csrc/autograd/VariableTypeUtils.h:
+    check_inplace): a view made under no_grad or inference_mode (or returned by a custom
+    Function) may not be written (``handle_view_on_rebase``); nor a view of a leaf that
+    requires grad; nor such a leaf itself: it would change a value the graph, and the
+    optimizer, think is fixed."""
+    if t._is_inference and not _state.inference_mode:
+        return  # nothing will be recorded (_make_inplace_node); the version bump raises
     raise NotImplementedError("check_inplace (Task 3.4)")
 
 
+_VIEW_REBASE_REASONS = {
+    "NO_GRAD_MODE": (
+        " Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify"
+        " your code by moving both the view and the inplace either both inside the no_grad block"
+        " (if you don't want the inplace to be tracked) or both outside (if you want the inplace"
+        " to be tracked)."
+    ),
+    "INFERENCE_MODE": (
+        " Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify"
+        " your code by moving both the view and the inplace either both inside the"
+        " inference_mode block (if you don't want the inplace to be tracked) or both outside (if"
+        " you want the inplace to be tracked)."
+    ),
+    "IN_CUSTOM_FUNCTION": (
+        " This view was created inside a custom Function (or because an input was returned"
+        " as-is) and the autograd logic to handle view+inplace would override the custom"
+        " backward associated with the custom Function, leading to incorrect gradients. This"
+        " behavior is forbidden. You can fix this by cloning the output of the custom Function."
+    ),
+}
+
+
+def handle_view_on_rebase(view: Tensor, indirect: builtins.bool = False) -> None:
+    """Task 3.4: a view that was not made in plain grad mode (its ``_creation_meta``) cannot
+    follow an in-place write: through itself (``indirect=False``), or through its base or
+    another view of it (``indirect=True``, found when its grad_fn is next read). torch raises,
+    naming what happened (variable.cpp: handle_view_on_rebase)."""
+    raise NotImplementedError("handle_view_on_rebase (Task 3.4)")
+
+
+def _view_index(view: Tensor) -> np.ndarray:
+    """Where each element of ``view`` sits in its root base, as flat (C-order) positions: the
+    view's own function applied to the positions of the base, laid out as the base is laid
+    out (so the same reshapes are views). torch keeps sizes, strides and an offset instead
+    (at::TensorGeometry); positions say the same for a NumPy engine."""
+    base = view._base
+    positions = np.empty_like(base._array, dtype=np.int64)
+    positions[...] = np.arange(base.numel()).reshape(base.shape)
+    return np.asarray(view._view_fn(positions))
+
+
+def _refuse_double_backward(node: Node, g: Tensor) -> None:
+    """In a backward with create_graph (grad mode on inside it), refuse."""
+    if is_grad_enabled():
+        raise NotImplementedError(
+            f"create_graph through {node.name()}: torch's formula is as_strided_scatter / "
+            "copy_ into a strided view, and records its own nodes; this engine does not model "
+            "a second derivative through an in-place write on a view"
+        )
+
+
+class AsStridedBackward0(Node):
+    """The grad_fn a view gets when its base, or another view of it, was written in place: the
+    view is then "these elements of the base" (as_strided), whatever ops made it."""
+
+    def apply(self, grads: list) -> list:
+        """Task 3.4: zeros of the base's sizes, g added at the view's positions (several view
+        elements may share one base element: expand) (FunctionsManual: as_strided_backward)."""
+        raise NotImplementedError("AsStridedBackward0.apply (Task 3.4)")
+
+
+class CopySlices(Node):
+    """The base's grad_fn after an in-place op on one of its views (functions/tensor.h): it
+    wraps the op's node ``fn``. Its edges: the base's old gradient edge, then fn's other edges
+    (what the op read besides the view)."""
+
+    def __init__(self, base: Tensor, view: Tensor, fn: Node) -> None:
+        super().__init__()
+        self.fn = fn
+        self._input_metadata = [(base.shape, base.dtype)]
+        self._next_edges = [gradient_edge(base), *fn._next_edges[1:]]
+        self.save("index", _view_index(view))
+
+    def name(self) -> str:
+        return "torch::autograd::CopySlices"
+
+    def _mark_fn_input_needed(self) -> None:
+        """With ``inputs=`` or ``grad()``, init_to_execute did not look inside this node: if
+        the base's gradient is wanted, fn's gradient for the view is too, so fn's first edge
+        is marked needed now (CopySlices::apply_impl, add_node_to_current_graph_task_exec_info)."""
+        task = _state.graph_tasks[-1] if _state.graph_tasks else None
+        fn_next = self.fn._next_edges[0].function
+        if task and task.exec_info and fn_next is not None and self.needs(0):
+            task.exec_info.setdefault(fn_next, ExecInfo()).needed = True
+
+    def release_variables(self) -> None:
+        """torch drops fn itself (CopySlices::release_variables: fn = nullptr): running this
+        node again, even if fn saved nothing, is a second backward."""
+        self.fn.release_variables()
+        self.fn_released = True
+
+    def apply(self, grads: list) -> list:
+        """Task 3.4: the base's gradient is g, except at the view's positions, where it is what
+        fn gives for the view (fn runs on g's slice); fn's other gradients pass through
+        (CopySlices::apply_impl)."""
+        raise NotImplementedError("CopySlices.apply (Task 3.4)")
+
+
+def view_grad_fn(view: Tensor) -> Node | None:
+    """Task 3.4: the grad_fn of a view whose base, or another view of it, was written in place
+    since the view's grad_fn was set (the Tensor.grad_fn property calls this then): torch
+    makes a new AsStridedBackward0 from the view's base, the view is its output 0, and a
+    ``retain_grad()`` moves with it (variable.cpp: VariableHooks::grad_fn). A view made under
+    no_grad raises here (``handle_view_on_rebase``); one of a base that needs no grad keeps
+    None."""
+    raise NotImplementedError("view_grad_fn (Task 3.4)")
+
+
+def _move_retains_grad(t: Tensor, new: Node) -> None:
+    """Before ``t`` gets ``new`` as its grad_fn (as its output 0): its retains_grad hook moves
+    from the old grad_fn to it; its other tensor hooks stay with the old node (they keep firing
+    there), and hooks registered from now on go to the new one
+    (variable.cpp: update_tensor_hooks_on_new_gradfn)."""
+    old = t._grad_fn
+    if t._retains_grad and old is not None:
+        hook = old._retains_grad_hooks.pop(t.output_nr, None)
+        if hook is not None:
+            new._retains_grad_hooks[0] = hook
+
+
 def _rebase_history(t: Tensor, node: Node | None) -> None:
-    """After an in-place op: bump the version; the tensor is now output 0 of the new node."""
+    """After an in-place op: bump the version (an inference tensor outside inference_mode
+    raises here, after the write, as VariableVersion::bump does); then, if recorded,
+    ``rebase_history``."""
     t._bump_version()
     if node is not None:
-        if t._base is not None:
-            raise NotImplementedError("in-place on a view that requires grad (torch: CopySlices)")
-        t._grad_accumulator = None
-        t.grad_fn = None
-        set_history(t, node)
+        rebase_history(t, node)
 
 
-def add_(self: Tensor, other: Any) -> Tensor:
-    """Task 3.4: in-place add -> AddBackward0 with edges (old self, other)."""
+def rebase_history(t: Tensor, node: Node) -> None:
+    """Task 3.4: the in-place op's node becomes t's grad_fn, t its output 0
+    (variable.cpp: rebase_history). On a view, the op changed its base too: the base gets a
+    CopySlices wrapping the node (and the base's retain_grad moves to it), and the view's
+    grad_fn is read again, so it becomes an AsStridedBackward0 of the base."""
+    raise NotImplementedError("rebase_history (Task 3.4)")
+
+
+def _bounds(a: np.ndarray) -> tuple[int, int]:
+    """The bytes an array spans, first to one past the last (its memory range)."""
+    low = high = a.__array_interface__["data"][0]
+    for n, stride in zip(a.shape, a.strides, strict=True):
+        if n == 0:
+            return low, low
+        (low, high) = (
+            (low + (n - 1) * stride, high) if stride < 0 else (low, high + (n - 1) * stride)
+        )
+    return low, high + a.itemsize
+
+
+def _check_inplace_write(self: Tensor, other: Tensor, cast: builtins.bool = False) -> None:
+    """What the kernel of an in-place op checks before it writes (aten/src/ATen/MemoryOverlap.cpp
+    and TensorIterator): no two elements of ``self`` share memory (an expanded tensor), the
+    input does not partly overlap ``self`` (the same memory with the same strides is fine), and
+    the result dtype can be stored in ``self`` (not float into int; copy_ casts anything)."""
+    a, b = self._array, other._array
+    same = (_bounds(a)[0], a.shape, a.strides, a.dtype) == (
+        _bounds(b)[0],
+        b.shape,
+        b.strides,
+        b.dtype,
+    )
+    if cast and same:  # copy_impl: the same elements already: nothing to check (or copy)
+        return
+    if a.size > 1 and any(st == 0 and n > 1 for n, st in zip(a.shape, a.strides, strict=True)):
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a "
+            "single memory location. Please clone() the tensor before performing the operation."
+        )
+    (lo_a, hi_a), (lo_b, hi_b) = _bounds(a), _bounds(b)
+    dense = all(
+        _non_overlapping_and_dense(x.shape, _element_strides(x)) and x.size for x in (a, b)
+    )  # get_overlap_status: "too hard" to tell otherwise, and then no error
+    full = (lo_a, hi_a) == (lo_b, hi_b) and _element_strides(a) == _element_strides(b)
+    if dense and not full and lo_a < hi_b and lo_b < hi_a:
+        raise RuntimeError(
+            "unsupported operation: some elements of the input tensor and the written-to tensor "
+            "refer to a single memory location. Please clone() the tensor before performing the "
+            "operation."
+        )
+    common = result_type(self, other)
+    if not cast and common.is_floating_point and not self.dtype.is_floating_point:
+        raise RuntimeError(
+            f"result type {common.legacy_name} can't be cast to the desired output type "
+            f"{self.dtype.legacy_name}"
+        )
+
+
+def _write_in_place(np_op: Callable, self: Tensor, other: Tensor, alpha: Any = 1) -> None:
+    """``self = op(self, alpha * other)`` in place. If ``other`` reads memory that ``self``
+    writes (a view of it, allowed when the overlap check cannot tell), torch's kernel reads
+    each element just before it writes the same position, in memory order; NumPy would read
+    a copy of ``other`` made first, so that case goes element by element."""
+    a, src = self._array, other._array
+    common = result_type(self, other).np  # computed in the common dtype, then stored
+    scale = np.asarray(alpha, dtype=common)
+    if not np.shares_memory(a, src):
+        b = src.astype(common)
+        a[...] = np_op(a.astype(common), b if alpha == 1 else b * scale)
+        return
+    view = np.broadcast_to(src, a.shape)  # reads the current values as the loop goes
+    in_memory_order = sorted(
+        np.ndindex(a.shape),
+        key=lambda i: builtins.sum(n * s for n, s in zip(i, a.strides, strict=True)),
+    )
+    for index in in_memory_order:
+        value = view[index].astype(common)
+        a[index] = np_op(a[index].astype(common), value if alpha == 1 else value * scale)
+
+
+def _check_operand(name: str, other: Any) -> None:
+    """An in-place op's ``other``: a tensor or a number, else torch's TypeError."""
+    if not isinstance(other, Tensor | int | builtins.float):
+        raise TypeError(
+            f"{name}(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}"
+        )
+
+
+def add_(self: Tensor, other: Any, alpha: builtins.float = 1) -> Tensor:
+    """Task 3.4: in-place ``self += alpha * other`` -> AddBackward0 with edges (old self,
+    other); alpha is a number the node keeps, not an op of its own."""
     raise NotImplementedError("add_ (Task 3.4)")
 
 
@@ -1451,13 +2339,27 @@ def mul_(self: Tensor, other: Any) -> Tensor:
 
 class ZeroBackward0(Node):
     def apply(self, grads: list) -> list:
-        """Task 3.4: the old value does not matter: zero gradient."""
+        """Task 3.4: the old value does not matter: zero gradient (zeros_like, not ``g * 0``:
+        an inf or nan in g must not turn into nan)."""
         raise NotImplementedError("ZeroBackward0.apply (Task 3.4)")
 
 
 def zero_(self: Tensor) -> Tensor:
     """Task 3.4: in-place fill with 0 -> ZeroBackward0."""
     raise NotImplementedError("zero_ (Task 3.4)")
+
+
+class SqueezeBackward4(Node):
+    def apply(self, grads: list) -> list:
+        """Task 3.4: put the removed dim of size 1 back (unsqueeze_to)."""
+        raise NotImplementedError("SqueezeBackward4.apply (Task 3.4)")
+
+
+def squeeze_(self: Tensor, dim: int) -> Tensor:
+    """Task 3.4: remove ``dim`` (of size 1) IN PLACE: an in-place op like the others (checked,
+    version bumped, history rebased) that changes the shape, not the values -> SqueezeBackward4
+    (torch's overload for ``squeeze_(dim)``)."""
+    raise NotImplementedError("squeeze_ (Task 3.4)")
 
 
 class CopyBackwards(Node):
@@ -1526,6 +2428,7 @@ class BackwardCFunction(Node, FunctionCtx):
         self.non_differentiable: tuple = ()
         self.needs_input_grad: tuple[builtins.bool, ...] = ()
         self._tensor_positions: list[int] = []
+        self._output_info: list[tuple[Size, DType]] = []  # every tensor output's shape, dtype
 
     def release_variables(self) -> None:
         for s in self.__dict__.get("_saved_variables") or ():
@@ -1565,6 +2468,42 @@ class Function:
         the tensor outputs get the node as grad_fn, then the saved tensors are saved
         (torch/csrc/autograd/python_function.cpp: THPFunction_apply, process_outputs)."""
         raise NotImplementedError("Function.apply (Task 3.5)")
+
+
+def _process_output(ctx: BackwardCFunction, o: Tensor, inputs: list, executable: builtins.bool):
+    """One tensor output of a Function (torch/csrc/autograd/custom_function.cpp:
+    _process_backward_mode_ad). A differentiable output becomes output ``i`` of the node; an
+    input returned as is is replaced by a new alias of it first (the output must be a new
+    tensor); a non-differentiable output still takes an input slot of the node (its gradient
+    is zeros, or None); an output that is a view is marked IN_CUSTOM_FUNCTION: writing it in
+    place later is an error, as torch cannot replay a custom backward."""
+    is_input = any(o is a for a in inputs)
+    differentiable = (
+        executable and not any(o is n for n in ctx.non_differentiable) and o.dtype.is_floating_point
+    )
+    if executable:
+        ctx._output_info.append((o.shape, o.dtype))
+        ctx._input_metadata.append((o.shape, o.dtype) if differentiable else None)
+    if not differentiable:
+        if is_input and not o.requires_grad:
+            o = _alias_without_grad(o)
+        elif is_input:
+            o = o.detach()
+        elif o.requires_grad and o._base is None:
+            o._requires_grad, o.grad_fn = False, None  # detach_(): in place
+    else:
+        if is_input:
+            o = _alias_without_grad(o)
+        o.grad_fn, o.output_nr = ctx, len(ctx._input_metadata) - 1
+    if o._base is not None:
+        o._creation_meta = "IN_CUSTOM_FUNCTION"
+    return o
+
+
+def _alias_without_grad(t: Tensor) -> Tensor:
+    """``t.view_as(t)`` under no_grad: a new tensor object for the same data."""
+    with no_grad():
+        return _view_of(t, lambda a: a[...])
 
 
 class GradcheckError(RuntimeError):
@@ -1626,40 +2565,34 @@ class saved_tensors_hooks:
         raise NotImplementedError("saved_tensors_hooks.__exit__ (Task 3.6)")
 
 
-class _NoopSaveInputs(Function):
-    """torch/utils/checkpoint.py: saves the checkpoint's inputs (under the OUTER hooks)."""
-
-    @staticmethod
-    def forward(ctx: Any, dummy: Tensor, *args: Any) -> Tensor:
-        ctx.save_for_backward(*[a for a in args if isinstance(a, Tensor)])
-        return zeros(0)
-
-    @staticmethod
-    def backward(ctx: Any, *grads: Any) -> Any:
-        raise AssertionError("Did not expect to backward on this graph")
-
-
 class _Frame:
     """The state of one non-reentrant checkpoint call (checkpoint.py: _CheckpointFrame)."""
 
-    def __init__(self, function: Callable, input_saver: Node, args: tuple) -> None:
+    def __init__(self, function: Callable, args: tuple) -> None:
         self.function = function
-        self.args = args  # the non-tensor ones are used as is
-        self.input_saver = input_saver
-        self.holders: list[list] = []  # forward packs one holder per saved tensor
-        self.recomputed = False
+        # The inputs, tensors as SavedVariables (packed by the OUTER saved-tensor hooks, checked
+        # for in-place changes when unpacked): _CheckpointFrame.save_inputs.
+        # (an inference tensor is kept as is: _make_saved_tensor takes one, with no version)
+        self.saved_args = [
+            SavedVariable(a, False) if isinstance(a, Tensor) and not a._is_inference else a
+            for a in args
+        ]
+        self.n_saved = 0  # the forward packs each tensor it saves as its number
+        # One recomputation per backward pass (graph task): its holders, one per number.
+        self.recomputed: dict[object, list[list]] = {}
 
 
-def _recompute(frame: _Frame) -> None:
+def _recompute(frame: _Frame, task: object) -> None:
     """Task 3.6: rerun the function with grad mode on; the k-th tensor it saves fills the
-    k-th holder packed in the forward (checkpoint.py: recompute_fn, _recomputation_hook)."""
+    k-th holder of this backward pass (checkpoint.py: recompute_fn, _recomputation_hook)."""
     raise NotImplementedError("_recompute (Task 3.6)")
 
 
 def _checkpoint_without_reentrant(function: Callable, *args: Any) -> Any:
     """Task 3.6: torch/utils/checkpoint.py _checkpoint_without_reentrant_generator. The forward
     runs normally (so y.grad_fn is the real last node), but every tensor it saves is replaced by
-    an empty holder; the first unpack in backward recomputes the function to fill them."""
+    its number; the first unpack in each backward pass (each graph task: a second backward
+    with retain_graph recomputes again) reruns the function to get them."""
     raise NotImplementedError("_checkpoint_without_reentrant (Task 3.6)")
 
 
@@ -1674,7 +2607,10 @@ class CheckpointFunction(Function):
 
     @staticmethod
     def backward(ctx: Any, *grads: Any) -> Any:
-        """Task 3.6: recompute with grad on detached inputs, backward through it."""
+        """Task 3.6: recompute with grad on detached inputs, backward through it. It cannot
+        serve ``grad()`` or ``inputs=`` (the inner backward would fill ``.grad`` instead), and
+        there is nothing to do if no recomputed output requires grad: torch raises for both
+        (torch/utils/checkpoint.py: CheckpointFunction.backward)."""
         raise NotImplementedError("CheckpointFunction.backward (Task 3.6)")
 
 
@@ -1808,8 +2744,11 @@ class Linear(Module):
             p._bump_version()
 
     def forward(self, x: Tensor) -> Tensor:
-        """Task 3.7: F.linear: addmm(bias, x, weight.t()) for 2-D x (AddmmBackward0), a 1-D x
-        as a row and back (ViewBackward0), mm without a bias (MmBackward0)."""
+        """Task 3.7: F.linear (aten/src/ATen/native/Linear.cpp linear): addmm(bias, x,
+        weight.t()) for 2-D x (AddmmBackward0); a contiguous 1-D x as a row and back
+        (_flatten_nd_linear: ViewBackward0 of addmm); otherwise matmul, for 1-D x
+        ``x.unsqueeze(0).mm(w.t()).squeeze_(0)`` (SqueezeBackward4, version 1), then the bias
+        added IN PLACE (``output.add_(bias)``: AddBackward0)."""
         raise NotImplementedError("Linear.forward (Task 3.7)")
 
 

@@ -215,3 +215,26 @@ def task_3_3_gradient_flows_through_detach_and_no_grad(lib: Any) -> Any:
         return tensor(x.grad)
 
     return error(run)
+
+
+@case(W, points=2, tasks=("3.1", "3.2", "3.3", "3.4"))
+def task_3_4_a_backward_computes_only_what_it_needs(lib: Any) -> Any:
+    """For one root, torch starts at the root's own node (there is no GraphRoot then), so the
+    root's tensor hooks run even when ``inputs=`` needs nothing below it; and a node computes
+    only the gradients the inputs need: its post-hook sees None for the others."""
+
+    def run() -> Any:
+        log: list[Any] = []
+        a, b = leaf(lib, (3,), 74), leaf(lib, (3,), 75)
+        y = a * b
+        z = y.exp()
+        z.register_hook(lambda g: log.append("z's hook"))
+        y.grad_fn.register_hook(lambda gi, go: log.append(["mul post", [g is None for g in gi]]))
+        z.sum().backward(inputs=[a])
+        c = leaf(lib, (3,), 76)
+        w = c.sin()
+        w.register_hook(lambda g: log.append("w's hook"))
+        w.backward(lib.ones(3, dtype=lib.float64), inputs=[a])  # nothing below w leads to a
+        return {"log": log, "a.grad": tensor(a.grad), "b.grad": tensor(b.grad)}
+
+    return error(run)

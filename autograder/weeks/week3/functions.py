@@ -126,7 +126,7 @@ def task_3_5_gradcheck(lib: Any) -> Any:
     }
 
 
-@case(W, points=3, tasks=("3.1", "3.2", "3.3", "3.5", "3.6"))
+@case(W, points=3, tasks=("3.1", "3.2", "3.3", "3.6"))
 def task_3_6_checkpoint(lib: Any) -> Any:
     """``checkpoint(fn, x, use_reentrant=False)`` saves only the input: ``fn`` runs again in
     backward, the gradients equal the plain ones, and the output's node is ``fn``'s last op."""
@@ -186,7 +186,7 @@ def task_3_6_saved_tensors_hooks(lib: Any) -> Any:
     return {"order": error(run), "unpack gives what backward uses": error(doubled)}
 
 
-@case(W, points=2, tasks=("3.1", "3.2", "3.3", "3.5", "3.6"))
+@case(W, points=2, tasks=("3.1", "3.2", "3.3", "3.6"))
 def task_3_6_checkpoint_saves_less(lib: Any) -> Any:
     """Counted with pack hooks: a checkpointed block saves only its input where the plain
     block saves every intermediate (the memory checkpointing buys)."""
@@ -207,3 +207,128 @@ def task_3_6_checkpoint_saves_less(lib: Any) -> Any:
         return {"saved": len(packed), "x.grad": tensor(x.grad)}
 
     return {"plain": error(lambda: count(False)), "checkpointed": error(lambda: count(True))}
+
+
+def _two_outputs(lib: Any, log: list[Any]) -> Any:
+    class Split(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            log.append(["needs_input_grad", list(ctx.needs_input_grad)])
+            a, b = x * 2, x * 3
+            ctx.mark_non_differentiable(b)
+            return a, b
+
+        @staticmethod
+        def backward(ctx: Any, ga: Any, gb: Any) -> Any:
+            log.append(["gb", gb.tolist()])
+            return ga * 2
+
+    return Split
+
+
+def _identity(lib: Any) -> Any:
+    class Identity(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            return x
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            return g
+
+    return Identity
+
+
+@case(W, points=2, tasks=("3.1", "3.2", "3.3", "3.4", "3.5"))
+def task_3_5_what_a_function_returns(lib: Any) -> Any:
+    """A non-differentiable output still has its slot in the node: backward gets zeros for it.
+    ``needs_input_grad`` is each input's requires_grad, even under no_grad (where no node is
+    recorded). An input returned as is comes back as a new tensor, a view marked as made by a
+    custom Function: writing it in place raises."""
+    log: list[Any] = []
+    split, identity = _two_outputs(lib, log), _identity(lib)
+
+    def run() -> Any:
+        x = leaf(lib, (3,), 115)
+        a, b = split.apply(x)
+        (a.sum() + b.sum()).backward()
+        with lib.no_grad():
+            c, _ = split.apply(x)
+        return {"a": flags(a), "b": flags(b), "c": flags(c), "log": log, "x.grad": tensor(x.grad)}
+
+    def returned_as_is() -> Any:
+        x = leaf(lib, (3,), 116)
+        y = identity.apply(x)
+        return {"same object": y is x, "y": flags(y)}
+
+    def written() -> Any:
+        y = identity.apply(leaf(lib, (3,), 117))
+        y.mul_(2)
+        return flags(y)
+
+    return {
+        "outputs": error(run),
+        "an input returned": error(returned_as_is),
+        "written": failure(written),
+    }
+
+
+@case(W, points=2, tasks=("3.1", "3.2", "3.3", "3.6"))
+def task_3_6_what_pack_hooks_see(lib: Any) -> Any:
+    """Pack hooks run in torch's order: for ``a * b`` ``other`` (b) first, for ``m1 @ m2``
+    ``mat2`` first; a Python number is never packed. In backward every saved tensor of a node
+    is unpacked before it computes, in the same order, once."""
+
+    def run() -> Any:
+        log: list[Any] = []
+
+        def pack(t: Any) -> Any:
+            log.append(["pack", t.tolist()])
+            return t
+
+        def unpack(t: Any) -> Any:
+            log.append(["unpack", t.tolist()])
+            return t
+
+        a = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        b = lib.tensor([3.0, 4.0], dtype=lib.float64, requires_grad=True)
+        m1 = lib.tensor([[1.0, 2.0]], dtype=lib.float64, requires_grad=True)
+        m2 = lib.tensor([[5.0], [6.0]], dtype=lib.float64, requires_grad=True)
+        with lib.autograd.graph.saved_tensors_hooks(pack, unpack):
+            y = a * b
+            log.append("a * b done")
+            z = a * 2
+            log.append("a * 2 done")
+            w = (m1 @ m2).sum()
+            q = a / b
+        log.append("backward")
+        (y.sum() + z.sum() + w + q.sum()).backward()
+        return log
+
+    return error(run)
+
+
+@case(W, points=2, tasks=("3.1", "3.2", "3.3", "3.5", "3.6"))
+def task_3_6_checkpoint_per_backward_pass(lib: Any) -> Any:
+    """Non-reentrant checkpoint recomputes once per backward pass: two backwards through it
+    (``retain_graph=True``) run the function twice more. The reentrant one cannot serve
+    ``autograd.grad`` (its inner backward would fill ``.grad`` instead) and raises."""
+    calls: list[str] = []
+
+    def block(t: Any) -> Any:
+        calls.append("run")
+        return (t * t).sin()
+
+    def twice() -> Any:
+        x = leaf(lib, (3,), 124)
+        y = lib.utils.checkpoint.checkpoint(block, x, use_reentrant=False)
+        y.sum().backward(retain_graph=True)
+        y.sum().backward()
+        return {"calls": list(calls), "x.grad": tensor(x.grad)}
+
+    def reentrant_grad() -> Any:
+        x = leaf(lib, (3,), 125)
+        y = lib.utils.checkpoint.checkpoint(block, x, use_reentrant=True)
+        return tensor(lib.autograd.grad(y.sum(), [x])[0])
+
+    return {"twice": error(twice), "reentrant and grad()": failure(reentrant_grad)}

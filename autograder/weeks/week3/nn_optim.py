@@ -239,3 +239,35 @@ def task_3_8_training_run(lib: Any) -> Any:
         ),
         "Adam": error(lambda: _train(lib, lambda ps: lib.optim.Adam(ps, lr=0.01))),
     }
+
+
+def _linear(lib: Any, bias: bool) -> Any:
+    lin = lib.nn.Linear(3, 2, bias=bias)
+    with lib.no_grad():
+        lin.weight.copy_(lib.tensor(data((2, 3), 141)))
+        if bias:
+            lin.bias.copy_(lib.tensor(data((2,), 142)))
+    return lin
+
+
+@case(W, points=2, tasks=("3.1", "3.2", "3.4", "3.7"))
+def task_3_7_linear_on_a_vector(lib: Any) -> Any:
+    """F.linear on a 1-D input (aten/src/ATen/native/Linear.cpp): with a bias, a contiguous
+    vector goes through addmm as a row and back (ViewBackward0); without one, through matmul:
+    ``x.unsqueeze(0).mm(w.t()).squeeze_(0)`` (SqueezeBackward4, at version 1 already). A
+    float64 input raises: nothing is promoted."""
+
+    def run(bias: bool) -> Any:
+        x = lib.tensor(data((3,), 143), requires_grad=True)
+        y = _linear(lib, bias)(x)
+        return {"y": tensor(y), "flags": flags(y), "version": y._version}
+
+    def float64() -> Any:
+        x = lib.tensor(data((2, 3), 144), dtype=lib.float64)
+        return tensor(_linear(lib, True)(x))
+
+    return {
+        "with bias": error(lambda: run(True)),
+        "without bias": error(lambda: run(False)),
+        "float64 input": error(float64),
+    }

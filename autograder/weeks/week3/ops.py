@@ -371,3 +371,85 @@ def random_reductions(lib: Any, example: Any) -> Any:
         "node": error(lambda: node_name(f(t).grad_fn)),
         "backward": backward_grads(lib, lambda x: f(x) * 1.5, t),
     }
+
+
+@case(W, points=2, tasks=("3.1", "3.2"))
+def task_3_2_a_slice_that_keeps_everything(lib: Any) -> Any:
+    """Indexing with a tuple skips a slice that keeps its whole dim (start 0, stop at least the
+    size, step 1); if nothing is left it still returns a new tensor: an alias of ``t``
+    (AliasBackward0, a view, not a leaf). A bare slice, ``t[:]``, takes a fast path that
+    always slices (SliceBackward0); ``t[:, 1:]`` is a real slice."""
+    t = leaf(lib, (2, 3), 7)
+    keys = {
+        "t[:]": lambda: t[:],
+        "t[(slice(None),)]": lambda: t[(slice(None),)],
+        "t[0:5]": lambda: t[0:5],
+        "t[0:5, :]": lambda: t[0:5, :],
+        "t[:, :3]": lambda: t[:, :3],
+        "t[:, 1:]": lambda: t[:, 1:],
+        "t[1]": lambda: t[1],
+    }
+    return {k: error(lambda f=f: {**_flags(f()), "values": tensor(f())}) for k, f in keys.items()}
+
+
+def _flags(t: Any) -> Any:
+    return {"is_leaf": bool(t.is_leaf), "graph": graph(t.grad_fn)}
+
+
+@case(W, points=2, tasks=("3.1", "3.2"))
+def task_3_2_matmul_needs_one_dtype(lib: Any) -> Any:
+    """``@``/``mm`` and ``addmm`` never promote: float64 @ float32 raises RuntimeError
+    ("expected m1 and m2 to have the same dtype"); addmm checks the bias against mat2, then
+    mat1 against mat2. Same dtypes multiply as usual."""
+    a64, b64 = leaf(lib, (2, 3), 8), leaf(lib, (3, 2), 9)
+    a32, b32 = leaf(lib, (2, 3), 8, "float32"), leaf(lib, (3, 2), 9, "float32")
+    bias32 = leaf(lib, (2,), 10, "float32")
+    return {
+        "f64 @ f32": error(lambda: tensor(a64 @ b32)),
+        "f32 @ f64": error(lambda: tensor(a32 @ b64)),
+        "f32 @ f32": error(lambda: tensor(a32 @ b32)),
+        "addmm(f32, f64, f32)": error(lambda: tensor(lib.addmm(bias32, a64, b32))),
+        "addmm(f32, f32, f64)": error(lambda: tensor(lib.addmm(bias32, a32, b64))),
+    }
+
+
+@case(W, points=2, tasks=("3.1", "3.2"))
+def task_3_2_reshape_views_when_strides_allow(lib: Any) -> Any:
+    """``reshape`` views a contiguous tensor (ViewBackward0) and, through ``_reshape_alias``, a
+    non-contiguous one whose strides allow it (ReshapeAliasBackward0); otherwise it copies
+    (UnsafeViewBackward0 over CloneBackward0). ``view`` works wherever no copy is needed."""
+    x = leaf(lib, (3, 2), 11)
+    e = leaf(lib, (3,), 12).expand(2, 3)
+    cases = {
+        "x.reshape(6)": lambda: x.reshape(6),
+        "x.t().reshape(2, 3)": lambda: x.t().reshape(2, 3),
+        "x.t().reshape(6)": lambda: x.t().reshape(6),
+        "e.reshape(1, 2, 3)": lambda: e.reshape(1, 2, 3),
+        "e.view(1, 2, 3)": lambda: e.view(1, 2, 3),
+        "x.t().view(6)": lambda: x.t().view(6),
+    }
+    return {k: error(lambda f=f: graph(f().grad_fn, 2)) for k, f in cases.items()}
+
+
+@case(W, points=3, tasks=("3.1", "3.2", "3.3"))
+def task_3_3_second_derivative_nodes(lib: Any) -> Any:
+    """With ``create_graph`` the backward pass records torch's own formulas, node for node:
+    for ``x**3`` the gradient is ``g * (3 * x**2)`` with 3 a C++ number (MulBackward1); for
+    sigmoid the formula is an op of its own (SigmoidBackwardBackward0); a mean's gradient is
+    an expand divided by a number (DivBackward1); a broadcast gradient is one keepdim sum,
+    then a view."""
+
+    def grad_graph(f: Any, *shapes: tuple[int, ...]) -> Any:
+        xs = [leaf(lib, s, 13 + i) for i, s in enumerate(shapes)]
+        (g,) = lib.autograd.grad(f(*xs), [xs[-1]], create_graph=True)
+        return {"graph": graph(g.grad_fn), "values": tensor(g)}
+
+    return {
+        "(x ** 3).sum()": error(lambda: grad_graph(lambda x: (x**3).sum(), (3,))),
+        "x.sigmoid().sum()": error(lambda: grad_graph(lambda x: x.sigmoid().sum(), (3,))),
+        "x.tanh().sum()": error(lambda: grad_graph(lambda x: x.tanh().sum(), (3,))),
+        "x.mean()": error(lambda: grad_graph(lambda x: x.mean(), (2, 3))),
+        "(a * b).sum(), b of (3,)": error(
+            lambda: grad_graph(lambda a, b: (a * b * a).sum(), (2, 3), (3,))
+        ),
+    }

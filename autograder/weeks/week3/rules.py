@@ -11,7 +11,17 @@ from __future__ import annotations
 from typing import Any
 
 from autograder.cases import case
-from autograder.weeks.week3.common import W, const, error, failure, flags, leaf, node_name, tensor
+from autograder.weeks.week3.common import (
+    W,
+    const,
+    error,
+    failure,
+    flags,
+    graph,
+    leaf,
+    node_name,
+    tensor,
+)
 
 
 @case(W, points=2, tasks=("3.1", "3.2", "3.4"))
@@ -216,3 +226,118 @@ def task_3_4_retain_grad_and_post_accumulate(lib: Any) -> Any:
         }
 
     return error(run)
+
+
+def _x(lib: Any) -> Any:
+    return lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64, requires_grad=True)
+
+
+@case(W, points=3, tasks=("3.1", "3.2", "3.3", "3.4"))
+def task_3_4_in_place_through_a_view(lib: Any) -> Any:
+    """``y = x * 2; v = y[0:2]; y.mul_(3)``: the view's grad_fn becomes AsStridedBackward0
+    (its base changed under it), and ``v.sum().backward()`` gives x.grad [6, 6, 0], not
+    [2, 2, 0]. Writing the view instead, ``v.mul_(3)``, gives y a CopySlices node (wrapping
+    the MulBackward0): y's gradient is 3 where v is and 1 elsewhere."""
+
+    def base_written() -> Any:
+        x = _x(lib)
+        y = x * 2
+        v = y[0:2]
+        y.mul_(3)
+        out = {"v": flags(v), "v graph": graph(v.grad_fn, 3), "version": v._version}
+        v.sum().backward()
+        return {**out, "x.grad": tensor(x.grad)}
+
+    def view_written() -> Any:
+        x = _x(lib)
+        y = x * 2
+        v = y[0:2]
+        v.mul_(3)
+        out = {"y graph": graph(y.grad_fn, 3), "v graph": graph(v.grad_fn, 2)}
+        y.sum().backward()
+        return {**out, "y": tensor(y), "x.grad": tensor(x.grad)}
+
+    def leaf_base() -> Any:
+        x = _x(lib)
+        c = lib.zeros(3, dtype=lib.float64)
+        c[1:].mul_(x[1:])  # a base that needed no grad now does, through CopySlices
+        c.sum().backward()
+        return {"c": flags(c), "x.grad": tensor(x.grad)}
+
+    return {
+        "base written": error(base_written),
+        "view written": error(view_written),
+        "a constant's view written": error(leaf_base),
+    }
+
+
+@case(W, points=2, tasks=("3.1", "3.2", "3.4"))
+def task_3_4_a_no_grad_view_cannot_follow_a_write(lib: Any) -> Any:
+    """A view made under ``no_grad`` may not see a recorded in-place write: writing it with
+    grad mode on raises, and once its base is written, reading its grad_fn raises."""
+    x = _x(lib)
+    y = x * 2
+
+    def written() -> Any:
+        with lib.no_grad():
+            v = y[0:2]
+        v.mul_(2)
+        return flags(v)
+
+    def base_written() -> Any:
+        with lib.no_grad():
+            v = y[1:]
+        y.add_(1)
+        return flags(v)
+
+    return {"the view written": failure(written), "its base written": failure(base_written)}
+
+
+@case(W, points=2, tasks=("3.1", "3.2", "3.3", "3.4"))
+def task_3_4_retain_grad_follows_an_in_place_op(lib: Any) -> Any:
+    """After ``y.retain_grad(); y.mul_(3)``, ``y.grad`` is the gradient of the new y: the
+    retains-grad hook moves to the new grad_fn. A tensor hook registered before the write
+    stays with the old node and sees the old value's gradient."""
+
+    def run() -> Any:
+        x = _x(lib)
+        y = x * 2
+        seen: list[Any] = []
+        y.retain_grad()
+        y.register_hook(lambda g: seen.append(["before", g.tolist()]))
+        y.mul_(3)
+        y.register_hook(lambda g: seen.append(["after", g.tolist()]))
+        (y * y).sum().backward()
+        return {"y.grad": tensor(y.grad), "hooks": seen, "x.grad": tensor(x.grad)}
+
+    return error(run)
+
+
+@case(W, points=2, tasks=("3.1", "3.2", "3.4"))
+def task_3_4_overlapping_writes(lib: Any) -> Any:
+    """An in-place op checks memory before it writes: ``mul_`` on an expanded tensor raises
+    (several elements share one place) while ``zero_`` writes it; ``copy_`` from a transposed
+    alias of itself raises (a partial overlap); ``copy_`` of itself is a no-op (its version
+    still moves)."""
+
+    def expanded(op: str) -> Any:
+        e = lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64).expand(2, 3)
+        getattr(e, op)(*([2] if op == "mul_" else []))
+        return tensor(e)
+
+    def transposed() -> Any:
+        m = lib.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=lib.float64)
+        m.copy_(m.t())
+        return tensor(m)
+
+    def itself() -> Any:
+        m = lib.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=lib.float64)
+        m.copy_(m)
+        return {"m": tensor(m), "version": m._version}
+
+    return {
+        "expanded mul_": failure(lambda: expanded("mul_")),
+        "expanded zero_": error(lambda: expanded("zero_")),
+        "copy_ of its transpose": failure(transposed),
+        "copy_ of itself": error(itself),
+    }

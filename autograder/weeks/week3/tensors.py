@@ -5,7 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 from autograder.cases import case
-from autograder.weeks.week3.common import W, const, data, error, failure, flags, leaf, tensor
+from autograder.weeks.week3.common import (
+    W,
+    const,
+    data,
+    error,
+    failure,
+    flags,
+    leaf,
+    node_name,
+    tensor,
+)
 
 
 @case(W, points=1, tasks=("3.1", "3.2"))
@@ -118,3 +128,54 @@ def task_3_2_values_round_trip(lib: Any) -> Any:
             "shape": [int(s) for s in t.shape],
         }
     )
+
+
+@case(W, points=2, tasks=("3.1", "3.2", "3.4"))
+def task_3_1_inference_mode(lib: Any) -> Any:
+    """Inside ``inference_mode()`` grad mode is off and what is made there is an inference
+    tensor: no graph, no version counter (reading ``_version`` raises). Outside, writing one in
+    place raises (after the write), and so does asking it to require grad."""
+    x = leaf(lib, (3,), 5)
+
+    def inside() -> Any:
+        with lib.inference_mode():
+            enabled = lib.is_grad_enabled()
+            y = x * 2
+        return {
+            "is_grad_enabled inside": bool(enabled),
+            "after": bool(lib.is_grad_enabled()),
+            "y": flags(y),
+            "y.is_inference()": bool(y.is_inference()),
+        }
+
+    def made_inside() -> Any:
+        with lib.inference_mode():
+            return x * 2
+
+    def write() -> Any:
+        y = made_inside()
+        outcome = failure(lambda: y.add_(1))
+        return {"add_": outcome, "values after": tensor(y)}
+
+    return {
+        "inside": error(inside),
+        "_version": failure(lambda: made_inside()._version),
+        "written outside": error(write),
+        "requires_grad_ outside": failure(lambda: flags(made_inside().requires_grad_())),
+    }
+
+
+@case(W, points=2, tasks=("3.1", "3.2"))
+def task_3_1_view_made_under_no_grad(lib: Any) -> Any:
+    """A view made under ``no_grad`` of a tensor that requires grad requires grad too (its base
+    does), yet it has no ``grad_fn`` and no ``AccumulateGrad``: an op on it records a node
+    whose edge goes nowhere."""
+    x = leaf(lib, (3,), 6)
+    with lib.no_grad():
+        v = x[0:2]
+
+    def op() -> Any:
+        y = v * 2
+        return [node_name(y.grad_fn), [n is None for n, _ in y.grad_fn.next_functions]]
+
+    return {"v": error(lambda: flags(v)), "v * 2": error(op)}
