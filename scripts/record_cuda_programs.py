@@ -12,8 +12,8 @@ model_<name>.json`` gets:
   its blocks as ``[size, state]``).
 
 Week 4 replays ``events`` on the learner's allocator over ``Device(capacity, addresses=...)``
-(``autograder/weeks/week4/recordings.py``): a correct policy puts every block at the GPU's
-address. The programs (seed 0, three optimizer steps each):
+(``autograder/weeks/week4/gpu.py``): a correct policy puts every block at the GPU's address.
+The programs (seed 0, three optimizer steps each):
 
 - ``transformer_adamw``: an embedding of 1000 tokens, ``nn.TransformerEncoder`` (3 layers,
   d=256, 4 heads, feed-forward 1024, batch_first), a 1000-way head; batch 16 x 128; AdamW;
@@ -24,7 +24,7 @@ address. The programs (seed 0, three optimizer steps each):
 
 Run ``python scripts/record_cuda_programs.py`` (``--only NAME``, ``--out DIR``). Without CUDA it
 says so and exits 0. After recording, ``python -m autograder.weeks.week4.checks`` derives the
-cases' inputs and ``python -m autograder.pinning week4`` compares the reference with them.
+cases' inputs and ``python -m autograder.pinning week4`` checks the pinned answers against them.
 """
 
 from __future__ import annotations

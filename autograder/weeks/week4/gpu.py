@@ -7,9 +7,8 @@ Its inputs (``data/programs/``) are the sizes asked for, when each block was fre
 addresses the GPU's driver gave each new segment; the case builds your allocator over
 ``Device(capacity, addresses=...)``, a driver that hands out those same addresses in the same
 order, so best fit has the same ties to break as it had on the GPU. Truth: the H100's own
-figures (``autograder/truth/week4_data/cuda/``): the pin check refuses the reference's answers
-unless every block lands at the GPU's address and every statistic and final segment equals
-the GPU's.
+figures (``autograder/truth/week4_data/cuda/``): no answer is pinned unless every block lands
+at the GPU's address and every statistic and final segment equals the GPU's.
 """
 
 from __future__ import annotations
