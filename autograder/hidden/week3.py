@@ -94,3 +94,15 @@ def hidden_training_runs_with_other_settings(lib: Any) -> Any:
             )
         ),
     }
+
+
+@case(W, points=3, tasks=("3.1", "3.2", "3.3", "3.4", "3.5", "3.6", "3.7"), hidden=True)
+def hidden_random_programs_from_the_differential_generator(lib: Any) -> Any:
+    """Twenty programs from the generator the reference is held to (autograder/differential/
+    week3.py), with seeds the differential run does not use: views, in-place ops, hooks,
+    checkpoint, custom Functions and grad modes, all together."""
+    import random
+
+    from autograder.differential import week3 as gen
+
+    return [gen.execute(lib, gen.generate(random.Random(f"hidden:{i}"))) for i in range(20)]
