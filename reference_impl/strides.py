@@ -767,8 +767,10 @@ class Tensor:
 
         torch/csrc/autograd/python_variable_indexing.cpp: THPVariable_setitem and
         aten/src/ATen/TensorIndexing.h: set_item / copy_to. A Python number becomes a 0-d
-        tensor of x's dtype; leading size-1 dims of the value are dropped, it is expanded to
-        the target's shape, then ``target.copy_(value)`` (so the overlap checks apply).
+        tensor of x's dtype. Then copy_to: a value of the target's shape is copied
+        (``target.copy_(value)``, so the overlap checks apply); a 0-d value fills the target
+        (``target.fill_(value)``); any other value loses its leading size-1 dims, is expanded
+        to the target's shape, and is copied.
         """
         ### BEGIN SOLUTION
         if isinstance(value, Tensor):
@@ -778,6 +780,9 @@ class Tensor:
         else:
             raise TypeError(f"can't assign a {type(value).__name__} to a {self.dtype.tensor_type}")
         dst = self[index]
+        if src.shape != dst.shape and src.dim() == 0:
+            dst.fill_(src)
+            return
         if src.shape != dst.shape:
             shape = list(src.shape)
             while shape and shape[0] == 1:  # slicePrefix1sSize
@@ -789,8 +794,10 @@ class Tensor:
     def fill_(self, value: builtins.bool | int | float | Tensor) -> Tensor:
         """Task 1.12: write ``value`` (cast to self's dtype) into every element; returns self.
 
-        aten/src/ATen/native/Fill.cpp: fill_. The one in-place op that skips the internal
-        overlap check: writing one value several times to a location is harmless.
+        aten/src/ATen/native/Fill.cpp: fill_. A number is written without the internal
+        overlap check: writing one value several times to a location is harmless. A 0-d
+        tensor is copied instead (``self.copy_(value)``, checks and all), from a clone when it
+        is a view of self's storage, so reading it cannot see the write.
         """
         ### BEGIN SOLUTION
         if isinstance(value, Tensor):
@@ -799,7 +806,7 @@ class Tensor:
                     "fill_ only supports 0-dimension value tensor but got tensor with "
                     f"{value.dim()} dimensions."
                 )
-            value = value.item()
+            return self.copy_(value.clone() if value._storage is self._storage else value)
         with np.errstate(all="ignore"):
             self._write_values(np.asarray(value).astype(self.dtype.np))
         return self

@@ -293,3 +293,13 @@ def hidden_random_as_strided(lib, ex):
         "x.contiguous()": attempt(lambda: x.contiguous()),
         "x.contiguous() shares storage": attempt(lambda: shares_storage(x.contiguous(), base)),
     }
+
+
+@case(W, points=3, tasks=tuple(f"1.{i}" for i in range(1, 13)), hidden=True)
+def hidden_random_programs_from_the_differential_generator(lib: Any) -> Any:
+    """Twenty programs from the generator the course's engine is held to (autograder/
+    differential/week1.py), with seeds the differential run does not use: views, copies,
+    arithmetic and writes through views, all together."""
+    from autograder.differential import week1 as gen
+
+    return [gen.execute(lib, gen.generate(random.Random(f"hidden:{i}"))) for i in range(20)]

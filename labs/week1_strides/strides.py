@@ -512,16 +512,20 @@ class Tensor:
 
         torch/csrc/autograd/python_variable_indexing.cpp: THPVariable_setitem and
         aten/src/ATen/TensorIndexing.h: set_item / copy_to. A Python number becomes a 0-d
-        tensor of x's dtype; leading size-1 dims of the value are dropped, it is expanded to
-        the target's shape, then ``target.copy_(value)`` (so the overlap checks apply).
+        tensor of x's dtype. Then copy_to: a value of the target's shape is copied
+        (``target.copy_(value)``, so the overlap checks apply); a 0-d value fills the target
+        (``target.fill_(value)``); any other value loses its leading size-1 dims, is expanded
+        to the target's shape, and is copied.
         """
         raise NotImplementedError("Tensor.__setitem__ (Task 1.12)")
 
     def fill_(self, value: builtins.bool | int | float | Tensor) -> Tensor:
         """Task 1.12: write ``value`` (cast to self's dtype) into every element; returns self.
 
-        aten/src/ATen/native/Fill.cpp: fill_. The one in-place op that skips the internal
-        overlap check: writing one value several times to a location is harmless.
+        aten/src/ATen/native/Fill.cpp: fill_. A number is written without the internal
+        overlap check: writing one value several times to a location is harmless. A 0-d
+        tensor is copied instead (``self.copy_(value)``, checks and all), from a clone when it
+        is a view of self's storage, so reading it cannot see the write.
         """
         raise NotImplementedError("Tensor.fill_ (Task 1.12)")
 

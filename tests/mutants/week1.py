@@ -700,8 +700,8 @@ WEEK1_MUTANTS: list[Mutant] = [
     _m(
         "1.12",
         "fill_ checks for internal overlap",
-        "            value = value.item()\n        with np.errstate",
-        "            value = value.item()\n        assert_no_internal_overlap(self)\n"
+        "self._storage else value)\n        with np.errstate",
+        "self._storage else value)\n        assert_no_internal_overlap(self)\n"
         "        with np.errstate",
         "every in-place op checks overlap, except fill_",
     ),

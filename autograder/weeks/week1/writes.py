@@ -51,7 +51,7 @@ def setitem_writes_through_views(lib):
     }
 
 
-@case(W, points=2, tasks=("1.1", "1.2", "1.3", "1.4", "1.5", "1.6", "1.12"))
+@case(W, points=2, tasks=("1.1", "1.2", "1.3", "1.4", "1.5", "1.6", "1.8", "1.12"))
 def fill_through_views(lib):
     """fill_ writes every element of the view (and returns it); other elements stay."""
 
@@ -66,6 +66,34 @@ def fill_through_views(lib):
         "x[3:].fill_(9) (empty)": scene(lambda x: x[3:].fill_(9)),
         "x.fill_(tensor(7))": scene(lambda x: x.fill_(lib.tensor(7))),
         "x.fill_(tensor([7])) (not 0-d)": scene(lambda x: x.fill_(lib.tensor([7]))),
+    }
+
+
+@case(W, points=2, tasks=("1.1", "1.2", "1.3", "1.4", "1.6", "1.7", "1.8", "1.10", "1.12"))
+def a_0d_value_fills(lib):
+    """A 0-d tensor is a value, not an array: ``fill_(t)`` copies it (Fill.cpp: fill_ of a
+    Tensor is ``self.copy_(value)``, from a clone when ``value`` is a view of self), so the
+    internal-overlap check applies where ``fill_(7)`` skips it; and ``x[i] = t`` of another
+    shape fills (TensorIndexing.h: copy_to), so reading ``t`` from x itself is no overlap."""
+
+    scene = _write_scene(lib)
+
+    def expanded(write):
+        return scene(lambda x: write(x[0, :1].expand(3, 4)))
+
+    return {
+        "x[0, :1].expand(3, 4).fill_(7)": expanded(lambda e: e.fill_(7)),
+        "x[0, :1].expand(3, 4).fill_(tensor(7))": expanded(lambda e: e.fill_(lib.tensor(7))),
+        "x.fill_(x[2, 3])": scene(lambda x: x.fill_(x[2, 3])),
+        "x[1].fill_(x[1, 2])": scene(lambda x: x[1].fill_(x[1, 2])),
+        "x[None] = x[1, 1]": scene(lambda x: x.__setitem__(None, x[1, 1])),
+        "x[1, 1, None] = x[1, 1]": scene(lambda x: x.__setitem__((1, 1, None), x[1, 1])),
+        "x[:, 1:] = x[0, 0]": scene(
+            lambda x: x.__setitem__((slice(None), slice(1, None)), x[0, 0])
+        ),
+        "x[0, 0] = x[1, 1] (same shape: copy_)": scene(lambda x: x.__setitem__((0, 0), x[1, 1])),
+        "x[1] = x[1:2] (a 1-d value: copy_)": scene(lambda x: x.__setitem__(1, x[1:2])),
+        "x[0] = x[0, :1] (too hard to check)": scene(lambda x: x.__setitem__(0, x[0, :1])),
     }
 
 
