@@ -34,6 +34,7 @@ from autograder.runner import run_week
 from autograder.weeks import WEEKS, Week, get_week
 
 MUTANTS_DIR = REPO_ROOT / "tests" / "mutants"
+BLIND_DIR = MUTANTS_DIR / "blind"
 
 
 @dataclass(frozen=True)
@@ -156,20 +157,27 @@ def score(results: Sequence[MutantResult]) -> float:
     return sum(r.caught for r in results) / len(results) if results else 1.0
 
 
-def load_mutants(w: Week) -> tuple[list[Mutant], dict[str, str]]:
+def load_mutants(w: Week, blind: bool = False) -> tuple[list[Mutant], dict[str, str]]:
     """``(mutants, accepted survivors)`` from ``tests/mutants/<week>.py``.
 
     That module defines ``<WEEK>_MUTANTS`` (e.g. ``WEEK1_MUTANTS``, a list of Mutant) and
     ``ACCEPTED_SURVIVORS`` (``{mutant name: why no case can catch it}``).
+
+    ``blind=True``: the week's blind set, ``tests/mutants/blind/<week>.py`` (``<WEEK>_BLIND``),
+    written by someone who had read only the reference and the chapter, never the cases, and
+    frozen before it was first scored; ``ACCEPTED_SURVIVORS`` there says why a case cannot
+    catch a survivor (or what the week leaves to its hidden cases).
     """
-    module = _load_module(MUTANTS_DIR / f"{w.name}.py", w.name)
-    mutants = list(getattr(module, f"{w.name.upper()}_MUTANTS"))
+    folder, suffix = (BLIND_DIR, "BLIND") if blind else (MUTANTS_DIR, "MUTANTS")
+    module = _load_module(folder / f"{w.name}.py", w.name + ("_blind" if blind else ""))
+    mutants = list(getattr(module, f"{w.name.upper()}_{suffix}"))
     return mutants, dict(getattr(module, "ACCEPTED_SURVIVORS", {}))
 
 
-def weeks_with_mutants() -> list[str]:
-    """The weeks that have a mutant list in ``tests/mutants/``."""
-    found = [p.stem for p in MUTANTS_DIR.glob("week*.py")] if MUTANTS_DIR.is_dir() else []
+def weeks_with_mutants(blind: bool = False) -> list[str]:
+    """The weeks that have a mutant list in ``tests/mutants/`` (``blind/`` for blind sets)."""
+    folder = BLIND_DIR if blind else MUTANTS_DIR
+    found = [p.stem for p in folder.glob("week*.py")] if folder.is_dir() else []
     return [w for w in WEEKS if w in found]  # the course's order (week2b after week2)
 
 
@@ -215,9 +223,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("week", help='the week: "week1" or "1"')
     parser.add_argument("--jobs", type=int, default=2, help="mutants checked side by side")
     parser.add_argument("-k", dest="select", help="only mutants whose name or task contains this")
+    parser.add_argument("--blind", action="store_true", help="the week's blind set instead")
     args = parser.parse_args(argv)
     week = get_week(args.week)  # the front door: a name from the command line
-    mutants, accepted = load_mutants(week)
+    mutants, accepted = load_mutants(week, blind=args.blind)
     if args.select:
         mutants = [m for m in mutants if args.select in m.name or args.select == m.task]
     results = mutation_score(week, mutants, jobs=args.jobs)
