@@ -31,7 +31,6 @@ INSTRUCTOR_BEGIN, INSTRUCTOR_END = "<!-- instructor -->", "<!-- /instructor -->"
 INSTRUCTOR_ONLY = [
     "reference_impl",
     "autograder/hidden",
-    "autograder/differential",  # random programs on torch and the reference: an instructor's tool
     "autograder/weeks/week4/recordings.py",  # replays the GPU's files on the reference (pinning)
     # a hidden case's program as the GPU recorded it (its answers; the case's inputs are hidden)
     "autograder/truth/week4_data/cuda/model_mlp_big_adam_varying_batch.json",

@@ -147,6 +147,8 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("autograder/workers.py", "impl-reference"): "a comment in the code that handles that impl",
     ("autograder/workers.py", "reference-wording"): "the same comment",
     ("autograder/runner.py", "reference-wording"): 'a student copy says "no reference engine"',
+    ("autograder/differential/__init__.py", "reference_impl"): "the default only where it exists",
+    ("autograder/differential/__init__.py", "impl-reference"): "the same line",
     ("autograder/cli.py", "reference_impl"): "progress checks it only where it exists; release",
     ("autograder/cli.py", "reference-wording"): "printed only where reference_impl/ exists",
     ("autograder/sandbox.py", "instructor-path"): "keeps the grader's .git out of workers' view",

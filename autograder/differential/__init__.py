@@ -1,10 +1,10 @@
-"""Differential programs: random programs over what a week's reference models, run on torch and
-on the reference, and every observation compared.
+"""Differential programs: random programs over everything a week's engine models, run on torch
+and on an engine (the course's own, or yours), and every observation compared.
 
 A week's generator module (``autograder/differential/<week>.py``) defines
 
 - ``generate(rng: random.Random) -> Any``: one random program as plain data (JSON-able), drawn
-  only from what the reference models (what it documents as unsupported stays out; what torch
+  only from what the week's engine models (what the lab leaves out stays out; what torch
   itself gets wrong or crashes on is listed in the module's ``EXCLUDED`` with the reason);
 - ``execute(lib: Any, program: Any) -> Observation``: run it with ``lib`` (``torch`` through
   ``autograder.oracle.torch_lib``, or the engine under test) and return what a learner could
@@ -14,10 +14,12 @@ A week's generator module (``autograder/differential/<week>.py``) defines
 ``run(week, n, seed)`` draws program ``i`` from ``random.Random(f"{seed}:{i}")``, so a
 difference is reproduced from its seed and index alone. An engine may refuse what it does not
 model (NotImplementedError naming what torch does): that is counted apart from a different
-answer, which is never acceptable. The test suite runs a small number
-of programs per week (``tests/test_differential.py``); an instructor runs more with
+answer, which is never acceptable. The course's engines agree with torch on 20,000 programs per
+week; the public and hidden cases draw programs from the same generators. Try your own engine:
 
-    python -m autograder.differential week2 --n 20000 [--seed 0] [--impl PATH]
+    python -m autograder.differential week1 --n 2000 [--seed 0] [--impl PATH]
+
+(``--impl``: your lab folder or file; by default the lab this folder belongs to.)
 """
 
 from __future__ import annotations
@@ -61,21 +63,33 @@ def generator(week: Week) -> Any:
 
 
 def load_engine(week: Week, impl: str | None = None) -> Any:
-    """The engine to compare: the reference (instructor's copy), or the module at ``impl``."""
-    from autograder.pinning import REPO_ROOT, import_file
+    """The engine to compare: the module at ``impl`` (a file, or a folder holding the lab), or
+    by default the course's own where this checkout has it, else the learner's lab."""
+    from autograder.labs import REPO_ROOT, resolve_impl
+    from autograder.pinning import import_file
 
-    path = Path(impl) if impl else REPO_ROOT / "reference_impl"
-    if path.is_dir():
-        path = path / f"{week.module}.py"
-    return import_file(path, f"_differential_{week.module}")
+    if impl is None:
+        impl = "reference" if (REPO_ROOT / "reference_impl").is_dir() else "lab"
+    return import_file(resolve_impl(week, impl), f"_differential_{week.module}")
 
 
 def program(week: Week, seed: int, index: int) -> Any:
     return generator(week).generate(random.Random(f"{seed}:{index}"))
 
 
+def programs(week: str) -> Any:
+    """A hypothesis strategy of the week's random programs, for a public property case: each
+    example is the program itself (plain data), drawn from a seed of the public cases' own, so
+    the same programs reach torch and the learner's engine, and a failure names its program."""
+    from hypothesis import strategies as st
+
+    gen = importlib.import_module(f"autograder.differential.{week}")
+    return st.integers(0, 10**9).map(lambda i: gen.generate(random.Random(f"public:{i}")))
+
+
 def run(week: Week, n: int, seed: int = 0, engine: Any = None) -> list[Difference]:
-    """The programs ``0..n-1`` of ``seed`` on torch and on ``engine`` (the reference if None)."""
+    """The programs ``0..n-1`` of ``seed`` on torch and on ``engine`` (``load_engine``'s default
+    if None)."""
     from autograder.oracle import torch_lib
 
     gen = generator(week)
@@ -96,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("week", choices=WEEKS_WITH_GENERATORS)
     parser.add_argument("--n", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--impl", help="a folder or file holding the engine (default: reference)")
+    parser.add_argument("--impl", help="a folder or file holding the engine (default: this lab)")
     parser.add_argument("--show", type=int, default=5, help="differences to print in full")
     args = parser.parse_args(argv)
     week = get_week(args.week)  # the front door: a name from the command line

@@ -652,7 +652,7 @@ def describe(program: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-# === a broken reference, for the test that shows the harness is not blind ========================
+# === a broken engine, for the test that shows the harness is not blind ===========================
 
 
 def BREAK(engine: Any) -> None:

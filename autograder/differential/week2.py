@@ -762,7 +762,7 @@ def describe(program: dict) -> str:
     return "\n".join(lines)
 
 
-# === breaking the reference ======================================================================
+# === a broken engine, for the test that shows the harness is not blind ===========================
 
 
 def BREAK(module: Any) -> None:  # noqa: N802 - the name the test looks for
