@@ -3355,6 +3355,10 @@ class BackwardCFunction(Node, FunctionCtx):
         result = self._forward_cls.backward(self, *grads)
         result = result if isinstance(result, tuple) else (result,)
         n_args = len(self.needs_input_grad)
+        # extra gradients are dropped when all are None (python_function.cpp PyNode::apply:
+        # "Returning too many results is ok, but only as long as they're all None")
+        if len(result) > n_args and all(g is None for g in result[n_args:]):
+            result = result[:n_args]
         if len(result) != n_args:
             raise RuntimeError(
                 f"function {self.name()} returned an incorrect number of gradients "
