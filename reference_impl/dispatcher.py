@@ -853,7 +853,11 @@ class Library:
         return name if "::" in name else f"{self.ns}::{name}"
 
     def define(self, schema: str) -> str:
-        """Task 2.3: add an operator ``ns::name`` with this schema ("f(Tensor x) -> Tensor")."""
+        """Task 2.3: add an operator ``ns::name`` with this schema ("f(Tensor x) -> Tensor").
+
+        Return the operator's name as the schema spells it: "f", or "ns::f" for a schema that
+        names its namespace (torch/csrc/utils/python_dispatch.cpp: the ``define`` binding
+        returns ``torch::schema(schema).name()``)."""
         if self.kind == "IMPL":
             raise ValueError("define(): not allowed on an IMPL library")
         ### BEGIN SOLUTION
@@ -862,6 +866,8 @@ class Library:
             raise RuntimeError(f"Tried to register an operator ({name}) with the same name twice")
         DISPATCHER.operators[name] = OperatorEntry(name, f"{self.ns}::{schema}", "registered")
         self._defs.append(name)
+        if "::" in schema.split("(", 1)[0]:
+            return name  # spelled with its namespace: torch hands it back as spelled
         return name.split("::", 1)[1]
         ### END SOLUTION
 

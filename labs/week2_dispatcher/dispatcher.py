@@ -712,7 +712,11 @@ class Library:
         return name if "::" in name else f"{self.ns}::{name}"
 
     def define(self, schema: str) -> str:
-        """Task 2.3: add an operator ``ns::name`` with this schema ("f(Tensor x) -> Tensor")."""
+        """Task 2.3: add an operator ``ns::name`` with this schema ("f(Tensor x) -> Tensor").
+
+        Return the operator's name as the schema spells it: "f", or "ns::f" for a schema that
+        names its namespace (torch/csrc/utils/python_dispatch.cpp: the ``define`` binding
+        returns ``torch::schema(schema).name()``)."""
         if self.kind == "IMPL":
             raise ValueError("define(): not allowed on an IMPL library")
         raise NotImplementedError("Library.define (Task 2.3)")

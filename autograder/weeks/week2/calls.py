@@ -104,7 +104,9 @@ def call_chain_on_meta(lib):
 def call_chain_in_inference_mode(lib):
     """Inside inference_mode no Autograd kernel runs: the exclude set removes it. A tensor
     made inside has only its backend key left; one made outside still carries
-    ADInplaceOrView, so that kernel runs before the backend's."""
+    ADInplaceOrView, so that kernel runs before the backend's. ``inference_mode(False)``
+    inside it takes autograd out of the exclude set again (c10/core/InferenceMode.h), so the
+    whole chain runs."""
 
     def inside(f):
         with lib.inference_mode():
@@ -115,7 +117,16 @@ def call_chain_in_inference_mode(lib):
         with lib.inference_mode():
             return f(x)
 
-    scenes = {"made inside": inside, "made outside": outside_tensor}
+    def turned_back_on(f):
+        x = lib.empty(2)
+        with lib.inference_mode(), lib.inference_mode(False):
+            return f(x)
+
+    scenes = {
+        "made inside": inside,
+        "made outside": outside_tensor,
+        "made outside, called in inference_mode(False) inside inference_mode()": turned_back_on,
+    }
     return {"keys": _first(lib), "chains": chains(lib, "lab2_call_inf", FULL, scenes)}
 
 
@@ -500,3 +511,65 @@ def call_table_entries_refresh_only_when_touched(lib):
         "explicit, then implicit": scenario("lab2_call_stale2", [cea, cia], False),
         "implicit, explicit, then a CPU fallback": scenario("lab2_call_stale3", [cia, cea], True),
     }
+
+
+@case(W, points=2, tasks=T)
+def call_tensor_list_arguments(lib):
+    """The tensors inside a ``Tensor[]`` argument count like any other tensor argument
+    (aten/src/ATen/core/dispatch/DispatchKeyExtractor.h: MultiDispatchKeySet adds the key set of
+    each tensor of an ``at::ArrayRef<Tensor>``): a list holding a cpu and a meta tensor runs on
+    Meta. An empty list gives no tensor at all."""
+    cpu, meta = (lambda: lib.empty(2)), (lambda: lib.empty(2, device="meta"))
+    scenes = {
+        "f([cpu])": lambda f: f([cpu()]),
+        "f([meta])": lambda f: f([meta()]),
+        "f([cpu, meta])": lambda f: f([cpu(), meta()]),
+        "f([meta, cpu, cpu])": lambda f: f([meta(), cpu(), cpu()]),
+        "f([])": lambda f: f([]),
+    }
+    schema = "f(Tensor[] xs) -> Tensor[]"
+    return {"keys": _first(lib), "chains": chains(lib, "lab2_call_list", FULL, scenes, schema)}
+
+
+@case(W, points=2, tasks=T)
+def call_skips_a_fallthrough_fallback(lib):
+    """A fallthrough registered as a backend fallback (``fallback(fallthrough_kernel, key)``)
+    is masked out of a call's key set like any fallthrough entry, for every operator with no
+    kernel of its own on that key (DispatchKeyExtractor.h: nonFallthroughKeysPerBackend_ is
+    refreshed by Dispatcher::registerFallback, aten/src/ATen/core/dispatch/Dispatcher.cpp):
+    the kernels above CPU no longer see CPU in their key set. The ADInplaceOrView kernel
+    returns without going further down."""
+    ns = "lab2_call_ftfb"
+
+    def run():
+        log, out = [], {}
+        x = lib.empty(2)
+        with library(lib, ns) as m:
+            m.define("f(Tensor x) -> Tensor")
+
+            def autograd(ks, x):
+                log.append(["Autograd", names(ks)])
+                return getattr(lib.ops, ns).f.default.redispatch(
+                    ks & lib._C._after_autograd_keyset, x
+                )
+
+            def inplace(ks, x):
+                log.append(["ADInplaceOrView", names(ks)])
+                return x
+
+            m.impl("f", autograd, "Autograd", with_keyset=True)
+            m.impl("f", inplace, "ADInplaceOrView", with_keyset=True)
+
+            def called():
+                log.clear()
+                getattr(lib.ops, ns).f(x)
+                return list(log)
+
+            out["no CPU fallback"] = called()
+            with library(lib, "_", "IMPL") as g:
+                g.fallback(lib.library.fallthrough_kernel, "CPU")
+                out["fallthrough fallback on CPU"] = called()
+            out["after _destroy"] = called()
+        return out
+
+    return {"keys": _first(lib), "chains": guard(run)}

@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 from autograder import case, property_case
-from autograder.weeks.week2.common import RUNTIME_KEYS, W, guard, highest, key, keyset, names
+from autograder.weeks.week2.common import (
+    ALIAS_KEYS,
+    RUNTIME_KEYS,
+    W,
+    guard,
+    highest,
+    key,
+    keyset,
+    names,
+)
 
 
 def _repr(fn):
@@ -349,3 +358,64 @@ def tls_inference_mode_turns_grad_off(lib):
         return out
 
     return {"default": guard(lambda: _tls(lib)), "[is_grad_enabled, inference]": guard(scene)}
+
+
+@case(W, points=2, tasks=("2.1", "2.2"))
+def keyset_of_undefined_or_alias_is_empty(lib):
+    """``DispatchKeySet(Undefined)`` and ``DispatchKeySet(alias)`` hold no bit at all
+    (c10/core/DispatchKeySet.h: the ``DispatchKeySet(DispatchKey)`` constructor leaves every
+    bit off for Undefined and for a key past the runtime keys). So the set's highest key is
+    Undefined, a union with it changes nothing, and every set ``has`` it (``has`` is
+    ``has_all``, and a set holds all of no bits)."""
+    cpu = lambda: lib._C.DispatchKeySet(key(lib, "CPU"))  # noqa: E731
+    tensor = lambda: keyset(lib, "CPU", "ADInplaceOrView", "AutogradCPU")  # noqa: E731
+
+    def facts(n):
+        ks = lambda: lib._C.DispatchKeySet(key(lib, n))  # noqa: E731
+        return {
+            "highestPriorityTypeId": guard(lambda: ks().highestPriorityTypeId().name),
+            "CPU | it == CPU": guard(lambda: bool((cpu() | ks()) == cpu())),
+            "it == Python - Python": guard(
+                lambda: bool(ks() == keyset(lib, "Python") - keyset(lib, "Python"))
+            ),
+            "DispatchKeySet(CPU).has(it)": guard(lambda: bool(cpu().has(key(lib, n)))),
+            "cpu tensor keys.has(it)": guard(lambda: bool(tensor().has(key(lib, n)))),
+            "repr(cpu tensor keys | it)": _repr(lambda: tensor() | ks()),
+        }
+
+    return {"first": _repr(cpu), **{n: facts(n) for n in ("Undefined", *ALIAS_KEYS)}}
+
+
+@case(W, points=2, tasks=("2.1", "2.2"))
+def tls_inference_mode_false_inside_inference_mode(lib):
+    """``inference_mode(False)`` is not "leave inference mode alone": its constructor sets the
+    thread-local sets from the current ones, adding ADInplaceOrView to the include set and
+    taking the Autograd functionality out of the exclude set (c10/core/InferenceMode.h:
+    InferenceMode(bool enabled)). So inside ``inference_mode()`` it turns autograd back on,
+    and a tensor made there gets its autograd keys again."""
+
+    def state():
+        return {
+            **_tls(lib),
+            "AutogradFunctionality excluded?": bool(
+                lib._C._dispatch_tls_is_dispatch_key_excluded(key(lib, "AutogradFunctionality"))
+            ),
+            "ADInplaceOrView included?": bool(
+                lib._C._dispatch_tls_is_dispatch_key_included(key(lib, "ADInplaceOrView"))
+            ),
+            "keys of a tensor made here": names(lib._C._dispatch_keys(lib.empty(2))),
+        }
+
+    def scene():
+        out = {"outside": state()}
+        with lib.inference_mode():
+            out["inference_mode()"] = state()
+            with lib.inference_mode(False):
+                out["inference_mode(False) inside it"] = state()
+            out["back in inference_mode()"] = state()
+        with lib.inference_mode(False):
+            out["inference_mode(False) alone"] = state()
+        out["after"] = state()
+        return out
+
+    return {"default": guard(lambda: _tls(lib)), "scene": guard(scene)}

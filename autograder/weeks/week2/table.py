@@ -187,6 +187,73 @@ def define_twice_is_an_error(lib):
     return {"cpu only": table(lib, "lab2_def_once", [("CPU", "fn")]), "twice": kind_only()}
 
 
+@case(W, points=2, tasks=T)
+def included_in_alias_of_a_runtime_key(lib):
+    """``_dispatch_is_included_in_alias(k, a)`` is ``k != Undefined and
+    getRuntimeDispatchKeySet(a).has(k)`` (c10/core/DispatchKeySet.cpp: isIncludedInAlias), and
+    ``getRuntimeDispatchKeySet`` of a key that is not an alias is the set of that key alone:
+    a runtime key "stands for" itself and nothing else. Undefined is in no alias, although
+    every set ``has`` it."""
+    included = lib._C._dispatch_is_included_in_alias
+    return {
+        "first": guard(lambda: bool(included(key(lib, "CPU"), key(lib, "CPU")))),
+        **{
+            a: guard(lambda a=a: [n for n in RUNTIME_KEYS if included(key(lib, n), key(lib, a))])
+            for a in RUNTIME_KEYS
+        },
+        "Undefined in": guard(
+            lambda: {
+                a: bool(included(key(lib, "Undefined"), key(lib, a)))
+                for a in (*ALIAS_KEYS, "CPU", "AutogradCPU", "Python")
+            }
+        ),
+    }
+
+
+@case(W, points=1, tasks=("2.3",))
+def define_returns_the_operator_name(lib):
+    """``Library.define(schema)`` returns the operator's name as the schema spells it: "f",
+    without the library's namespace (torch/library.py: define returns what the C++ binding
+    gives back, ``torch::schema(schema).name()``: torch/csrc/utils/python_dispatch.cpp)."""
+
+    def run():
+        with library(lib, "lab2_def_name") as m:
+            return [m.define("f(Tensor x) -> Tensor"), m.define("g(int n, Tensor[] xs) -> Tensor")]
+
+    return {"define f, g": guard(run)}
+
+
+@case(W, points=2, tasks=T)
+def table_fallthrough_fallback(lib):
+    """``fallback(fallthrough_kernel, key)`` registers a fallthrough as the backend fallback:
+    the key's entry reads "fallthrough ... [backend fallback]" for every operator that has no
+    kernel of its own there, as torch's own BackendSelect and ADInplaceOrView fallbacks do
+    (aten/src/ATen/core/library.cpp: Library::_fallback keeps the CppFunction, and
+    torch/csrc/utils/python_dispatch.cpp makes ``fallthrough_kernel`` a
+    ``CppFunction::makeFallthrough()``). ``_destroy`` undoes it."""
+    keys = ("CPU", "AutogradCPU", "AutocastPrivateUse1")
+
+    def run():
+        out = {}
+        with library(lib, "lab2_tab_ftfb") as m:
+            m.define("f(Tensor x) -> Tensor")
+            m.impl("f", lambda x: x, "Autograd")
+
+            def dump():
+                rows = parse_table(lib._C._dispatch_dump_table("lab2_tab_ftfb::f"))
+                return {k: rows[k] for k in keys}
+
+            out["before"] = dump()
+            with library(lib, "_", "IMPL") as g:
+                g.fallback(lib.library.fallthrough_kernel, "CPU")
+                g.fallback(lib.library.fallthrough_kernel, "AutocastPrivateUse1")
+                out["with the fallthrough fallbacks"] = dump()
+            out["after _destroy"] = dump()
+        return out
+
+    return {"Autograd only": table(lib, "lab2_tab_ftfb0", [("Autograd", "fn")]), "run": guard(run)}
+
+
 _CHOICES = [
     "CPU",
     "Meta",
