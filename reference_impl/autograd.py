@@ -3792,14 +3792,16 @@ class Module:
                 continue
             with no_grad():
                 param.copy_(tensor(value, dtype=param.dtype))
+        # the message names each key in double quotes (module.py: load_state_dict)
+        quoted = lambda keys: [f'"{k}"' for k in keys]  # noqa: E731
         if strict:
             if unexpected:
                 errors.insert(
-                    0, "Unexpected key(s) in state_dict: " + ", ".join(map(repr, unexpected)) + ". "
+                    0, "Unexpected key(s) in state_dict: " + ", ".join(quoted(unexpected)) + ". "
                 )
             if missing:
                 errors.insert(
-                    0, "Missing key(s) in state_dict: " + ", ".join(map(repr, missing)) + ". "
+                    0, "Missing key(s) in state_dict: " + ", ".join(quoted(missing)) + ". "
                 )
         if errors:
             raise RuntimeError(
