@@ -5,9 +5,11 @@ saved-tensor hooks. The Functions below are written once and defined with ``lib`
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from autograder.cases import case
+from autograder.observe import raised
 from autograder.weeks.week3.common import W, error, failure, flags, leaf, node_name, tensor
 
 
@@ -332,3 +334,154 @@ def task_3_6_checkpoint_per_backward_pass(lib: Any) -> Any:
         return tensor(lib.autograd.grad(y.sum(), [x])[0])
 
     return {"twice": error(twice), "reentrant and grad()": failure(reentrant_grad)}
+
+
+def _returns(lib: Any, grads: Any) -> Any:
+    """A Function of ``(k, x)`` (a number, then a tensor): ``x * k`` whose backward returns
+    ``grads(g)``."""
+
+    class Returns(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, k: float, x: Any) -> Any:
+            return x * k
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            return grads(g)
+
+    return Returns
+
+
+def _said(fn: Any, phrase: str) -> Any:
+    """What ``fn()`` gave or raised, and whether an error's message says ``phrase``."""
+    try:
+        return {"outcome": fn(), "says": False}
+    except Exception as exc:  # noqa: BLE001 - every error is data here
+        return {"outcome": raised(exc), "says": phrase in str(exc)}
+
+
+@case(W, points=2, tasks=("3.1", "3.2", "3.3", "3.5"))
+def task_3_5_one_gradient_per_input(lib: Any) -> Any:
+    """``backward`` returns one gradient per argument of ``forward``, in the arguments'
+    positions (None in a number's place): ``Fn.apply(3.0, x)`` takes ``x``'s gradient from
+    slot 1. Extra gradients are dropped when they are all None; any other count raises
+    "returned an incorrect number of gradients (expected 2, got 3)"
+    (torch/csrc/autograd/python_function.cpp: PyNode::apply)."""
+
+    def run(grads: Any) -> Any:
+        x = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        _returns(lib, grads).apply(3.0, x).sum().backward()
+        return tensor(x.grad)
+
+    cases = {
+        "(None, g * 2)": lambda g: (None, g * 2),
+        "(None, g * 2, None, None)": lambda g: (None, g * 2, None, None),
+        "(None, g * 2, g)": lambda g: (None, g * 2, g),
+        "(g * 2,)": lambda g: (g * 2,),
+        "g * 2": lambda g: g * 2,
+    }
+    return {
+        name: _said(lambda grads=grads: run(grads), "incorrect number of gradients")
+        for name, grads in cases.items()
+    }
+
+
+@case(W, points=1, tasks=("3.1", "3.2", "3.3", "3.5"))
+def task_3_5_set_materialize_grads(lib: Any) -> Any:
+    """An output backward did not reach has no gradient: ``backward`` gets zeros shaped like it,
+    or None after ``ctx.set_materialize_grads(False)`` (torch/csrc/autograd/
+    custom_function.cpp: AutogradContext / python_function.cpp: materialize_grads)."""
+
+    def run(materialize: bool) -> Any:
+        seen: list[Any] = []
+
+        class Pair(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, x: Any) -> Any:
+                ctx.set_materialize_grads(materialize)
+                return x * 2, x * 3
+
+            @staticmethod
+            def backward(ctx: Any, ga: Any, gb: Any) -> Any:
+                seen.append({"ga": tensor(ga), "gb": tensor(gb)})
+                return ga * 2 if gb is None else ga * 2 + gb * 3
+
+        x = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        a, _ = Pair.apply(x)
+        a.sum().backward()
+        return {"backward saw": seen, "x.grad": tensor(x.grad)}
+
+    return {"materialized (default)": error(lambda: run(True)), "not": error(lambda: run(False))}
+
+
+@case(W, points=2, tasks=("3.1", "3.2", "3.3", "3.5"))
+def task_3_5_gradcheck_every_output(lib: Any) -> Any:
+    """``gradcheck`` checks the Jacobian of every output with respect to every input, and a
+    mismatch raises ``GradcheckError`` (a RuntimeError subclass of that name) naming the output
+    and the input (torch/autograd/gradcheck.py: _check_analytical_numerical_equal)."""
+
+    class SecondWrong(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            ctx.save_for_backward(x)
+            return x * 2, x * x
+
+        @staticmethod
+        def backward(ctx: Any, ga: Any, gb: Any) -> Any:
+            (x,) = ctx.saved_tensors
+            return ga * 2 + gb * x  # the second should be gb * 2 * x
+
+    def run() -> Any:
+        x = lib.tensor([0.5, 1.5], dtype=lib.float64, requires_grad=True)
+        try:
+            return {"outcome": lib.autograd.gradcheck(SecondWrong.apply, (x,)), "class": None}
+        except Exception as exc:  # noqa: BLE001 - every error is data here
+            return {"outcome": raised(exc), "class": type(exc).__name__}
+
+    return run()
+
+
+@case(W, points=2, tasks=("3.1", "3.2", "3.3", "3.5", "3.6"))
+def task_3_6_reentrant_checkpoint(lib: Any) -> Any:
+    """``checkpoint(fn, x, use_reentrant=True)`` runs ``fn`` under no_grad and records one
+    ``CheckpointFunctionBackward``; its backward reruns ``fn`` on detached copies of the inputs
+    that require grad again (``detach_variable``), so ``x`` gets the same gradient as without
+    checkpointing (torch/utils/checkpoint.py: CheckpointFunction)."""
+
+    def run() -> Any:
+        calls: list[str] = []
+
+        def block(t: Any) -> Any:
+            calls.append("run")
+            return (t * t).sin()
+
+        x = leaf(lib, (3,), 126)
+        y = lib.utils.checkpoint.checkpoint(block, x, use_reentrant=True)
+        node = node_name(y.grad_fn)
+        y.sum().backward()
+        x2 = leaf(lib, (3,), 126)
+        block(x2).sum().backward()
+        return {"node": node, "calls": calls, "x.grad": tensor(x.grad), "plain": tensor(x2.grad)}
+
+    return error(run)
+
+
+@case(W, points=1, tasks=("3.1", "3.2", "3.3", "3.5", "3.6"))
+def task_3_6_checkpoint_default_is_reentrant(lib: Any) -> Any:
+    """Without ``use_reentrant``, torch 2.13 warns that it should be passed, then takes the
+    reentrant variant: the output's node is ``CheckpointFunctionBackward``
+    (torch/utils/checkpoint.py: checkpoint)."""
+
+    def run() -> Any:
+        x = leaf(lib, (3,), 127)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            y = lib.utils.checkpoint.checkpoint(lambda t: (t * t).sin(), x)
+        y.sum().backward()
+        return {
+            "node": node_name(y.grad_fn),
+            "warned about use_reentrant": any("use_reentrant" in str(w.message) for w in caught),
+            "x.grad": tensor(x.grad),
+        }
+
+    return error(run)

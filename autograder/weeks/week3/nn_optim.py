@@ -11,7 +11,18 @@ from __future__ import annotations
 from typing import Any
 
 from autograder.cases import case
-from autograder.weeks.week3.common import W, const, data, error, flags, tensor
+from autograder.observe import raised
+from autograder.weeks.week3.common import (
+    W,
+    const,
+    data,
+    error,
+    failure,
+    flags,
+    grads,
+    graph,
+    tensor,
+)
 
 
 def _net(lib: Any) -> Any:
@@ -270,4 +281,174 @@ def task_3_7_linear_on_a_vector(lib: Any) -> Any:
         "with bias": error(lambda: run(True)),
         "without bias": error(lambda: run(False)),
         "float64 input": error(float64),
+    }
+
+
+@case(W, points=1, tasks=("3.1", "3.2", "3.4", "3.7"))
+def task_3_7_a_parameter_set_to_none(lib: Any) -> Any:
+    """Setting a registered parameter to None keeps the name in ``_parameters`` with the value
+    None: ``named_parameters`` and ``state_dict`` skip it, the attribute reads None, and the
+    Linear runs without a bias (torch/nn/modules/module.py: Module.__setattr__)."""
+
+    def run() -> Any:
+        lin = _linear(lib, True)
+        lin.bias = None
+        y = lin(lib.tensor(data((4, 3), 145)))
+        return {
+            "named_parameters": [n for n, _ in lin.named_parameters()],
+            "state_dict": list(lin.state_dict().keys()),
+            "bias": tensor(lin.bias),
+            "y": tensor(y),
+        }
+
+    return error(run)
+
+
+@case(W, points=1, tasks=("3.1", "3.4", "3.7"))
+def task_3_7_state_dict_is_detached(lib: Any) -> Any:
+    """``state_dict()`` holds each parameter detached (``keep_vars=False``): a tensor that does
+    not require grad, sharing the parameter's data, so a write through it shows in the
+    parameter (torch/nn/modules/module.py: Module._save_to_state_dict)."""
+
+    def run() -> Any:
+        lin = _linear(lib, True)
+        sd = lin.state_dict()
+        sd["bias"].mul_(0)
+        return {
+            "weight": flags(sd["weight"]),
+            "is the Parameter": sd["weight"] is lin.weight,
+            "bias after a write to its entry": tensor(lin.bias),
+        }
+
+    return error(run)
+
+
+@case(W, points=1, tasks=("3.1", "3.4", "3.7"))
+def task_3_7_load_state_dict_strict(lib: Any) -> Any:
+    """``load_state_dict(sd, strict=False)`` loads the keys it knows and returns the
+    ``missing_keys`` and ``unexpected_keys``; ``strict=True`` (the default) raises for them
+    instead (torch/nn/modules/module.py: Module.load_state_dict)."""
+
+    def loaded(sd: dict[str, Any], strict: bool) -> Any:
+        lin = _linear(lib, True)
+        result = lin.load_state_dict(sd, strict=strict)
+        return {
+            "missing_keys": list(result.missing_keys),
+            "unexpected_keys": list(result.unexpected_keys),
+            "weight": tensor(lin.weight),
+            "bias": tensor(lin.bias),
+        }
+
+    def state(keys: tuple[str, ...]) -> dict[str, Any]:
+        shapes = {"weight": (2, 3), "bias": (2,), "extra": (1,)}
+        return {k: lib.tensor(data(shapes[k], 146 + i)) for i, k in enumerate(keys)}
+
+    return {
+        "no bias, strict=False": error(lambda: loaded(state(("weight",)), False)),
+        "an extra key, strict=False": error(
+            lambda: loaded(state(("weight", "bias", "extra")), False)
+        ),
+        "no bias, strict": _names_keys(lambda: loaded(state(("weight",)), True)),
+    }
+
+
+def _names_keys(fn: Any) -> Any:
+    """What ``fn()`` gave or raised, and whether an error's message names the missing key."""
+    try:
+        return {"outcome": fn(), "names it": False}
+    except Exception as exc:  # noqa: BLE001 - every error is data here
+        said = str(exc)
+        return {"outcome": raised(exc), "names it": "Missing key(s)" in said and "bias" in said}
+
+
+@case(W, points=1, tasks=("3.1", "3.2", "3.4", "3.7"))
+def task_3_7_linear_is_addmm(lib: Any) -> Any:
+    """On a 2-D input with a bias, F.linear is one ``addmm(bias, x, weight.t())``
+    (aten/src/ATen/native/Linear.cpp: linear): its node is AddmmBackward0, whose edges lead to
+    the bias, nothing for x, and the weight through TBackward0."""
+
+    def run() -> Any:
+        y = _linear(lib, True)(lib.tensor(data((4, 3), 147)))
+        return {"y": tensor(y), "graph": graph(y.grad_fn)}
+
+    return error(run)
+
+
+def _two_parameters(lib: Any) -> Any:
+    """``p`` and ``q`` with gradients ``2q`` and ``2p``."""
+    p = lib.nn.Parameter(lib.tensor([1.0, -2.0]))
+    q = lib.nn.Parameter(lib.tensor([0.5, 3.0]))
+    (p * q * 2).sum().backward()
+    return p, q
+
+
+@case(W, points=1, tasks=("3.1", "3.2", "3.3", "3.4", "3.7", "3.8"))
+def task_3_8_zero_grad_keep_zeros(lib: Any) -> Any:
+    """``zero_grad(set_to_none=False)`` leaves each gradient as zeros of its shape instead of
+    None (torch/optim/optimizer.py: Optimizer.zero_grad; torch/nn/modules/module.py:
+    Module.zero_grad)."""
+
+    def run() -> Any:
+        p, q = _two_parameters(lib)
+        lib.optim.SGD([p, q], lr=0.1).zero_grad(set_to_none=False)
+        lin = _linear(lib, True)
+        lin(lib.ones(1, 3)).sum().backward()
+        lin.zero_grad(set_to_none=False)
+        return {"optimizer": grads(p, q), "module": grads(*lin.parameters())}
+
+    return error(run)
+
+
+@case(W, points=1, tasks=("3.1", "3.2", "3.3", "3.8"))
+def task_3_8_adam_step_is_a_float_tensor(lib: Any) -> Any:
+    """Adam counts its steps in ``state["step"]``, a 0-d float32 tensor
+    (torch/optim/adam.py: Adam._init_group, ``torch.tensor(0.0, dtype=_get_scalar_dtype())``)."""
+
+    def run() -> Any:
+        p, _ = _two_parameters(lib)
+        opt = lib.optim.Adam([p], lr=0.1)
+        opt.step()
+        opt.step()
+        return tensor(opt.state[p]["step"])
+
+    return error(run)
+
+
+@case(W, points=1, tasks=("3.1", "3.2", "3.3", "3.8"))
+def task_3_8_param_group_options(lib: Any) -> Any:
+    """Each parameter group takes the optimizer's defaults, then its own options over them: a
+    group with ``lr=1.0`` steps with 1.0 (torch/optim/optimizer.py: Optimizer.add_param_group)."""
+
+    def run() -> Any:
+        p, q = _two_parameters(lib)
+        opt = lib.optim.SGD([{"params": [p]}, {"params": [q], "lr": 1.0, "momentum": 0.5}], lr=0.1)
+        opt.step()
+        return {
+            "p": tensor(p),
+            "q": tensor(q),
+            "groups": [(g["lr"], g["momentum"], len(g["params"])) for g in opt.param_groups],
+        }
+
+    return error(run)
+
+
+@case(W, points=1, tasks=("3.1", "3.2", "3.3", "3.4", "3.8"))
+def task_3_8_step_writes_in_place(lib: Any) -> Any:
+    """``step()`` updates each parameter in place (``param.add_``, ``param.addcdiv_``): its
+    version goes up by one, so a graph that saved it before the step can no longer run
+    backward (torch/optim/sgd.py, adam.py: ``_single_tensor_*``)."""
+
+    def run(make_opt: Any) -> Any:
+        p, q = _two_parameters(lib)
+        before = p._version
+        y = (p * p).sum()
+        make_opt([p, q]).step()
+        return {
+            "version": p._version - before,
+            "backward through the old graph": failure(y.backward),
+        }
+
+    return {
+        "SGD": error(lambda: run(lambda ps: lib.optim.SGD(ps, lr=0.1))),
+        "Adam": error(lambda: run(lambda ps: lib.optim.Adam(ps, lr=0.1))),
     }
