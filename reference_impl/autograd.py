@@ -3828,8 +3828,11 @@ class Module:
         for p in self.parameters():
             if set_to_none:
                 p.grad = None
-            elif p.grad is not None:
-                p.grad = zeros_like(p.grad)
+            elif p.grad is not None:  # the same tensor, detached and zeroed in place
+                g = p.grad  # (module.py zero_grad: detach_() or requires_grad_(False), zero_())
+                g._requires_grad, g.grad_fn = False, None
+                with no_grad():
+                    zero_(g)
         ### END SOLUTION
 
 
@@ -3924,7 +3927,12 @@ class Optimizer:
         ### BEGIN SOLUTION
         for group in self.param_groups:
             for p in group["params"]:
+                g = p.grad
                 p.grad = None if set_to_none else (None if p.grad is None else zeros_like(p.grad))
+                if p.grad is not None:  # torch keeps the old tensor, zeroed in place
+                    g._requires_grad, g.grad_fn = False, None  # (optimizer.py zero_grad)
+                    with no_grad():
+                        p.grad = zero_(g)
         ### END SOLUTION
 
     def step(self, closure: Callable | None = None) -> Any:

@@ -384,17 +384,24 @@ def _two_parameters(lib: Any) -> Any:
 
 @case(W, points=1, tasks=("3.1", "3.2", "3.3", "3.4", "3.7", "3.8"))
 def task_3_8_zero_grad_keep_zeros(lib: Any) -> Any:
-    """``zero_grad(set_to_none=False)`` leaves each gradient as zeros of its shape instead of
-    None (torch/optim/optimizer.py: Optimizer.zero_grad; torch/nn/modules/module.py:
-    Module.zero_grad)."""
+    """``zero_grad(set_to_none=False)`` keeps each gradient tensor and zeroes it in place
+    (``p.grad.zero_()``): a reference taken before reads zeros too (torch/optim/optimizer.py:
+    Optimizer.zero_grad; torch/nn/modules/module.py: Module.zero_grad)."""
 
     def run() -> Any:
         p, q = _two_parameters(lib)
+        held = p.grad
         lib.optim.SGD([p, q], lr=0.1).zero_grad(set_to_none=False)
         lin = _linear(lib, True)
         lin(lib.ones(1, 3)).sum().backward()
+        held_w = lin.weight.grad
         lin.zero_grad(set_to_none=False)
-        return {"optimizer": grads(p, q), "module": grads(*lin.parameters())}
+        return {
+            "optimizer": grads(p, q),
+            "the same tensor": [held is p.grad, tensor(held)],
+            "module": grads(*lin.parameters()),
+            "the same tensor (module)": [held_w is lin.weight.grad, tensor(held_w)],
+        }
 
     return error(run)
 
