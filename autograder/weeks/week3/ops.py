@@ -15,7 +15,9 @@ from autograder.weeks.week3.common import (
     W,
     backward_grads,
     const,
+    data,
     error,
+    grads,
     graph,
     leaf,
     node_name,
@@ -228,11 +230,18 @@ def task_3_2_graph_structure(lib: Any) -> Any:
     }
 
 
+# SliceBackward0 keeps its arguments as given: an omitted end is INT64_MAX, not the size
+# (tools/autograd/derivatives.yaml: slice.Tensor saves start, end, step as SymInts).
+SLICES = {"[1:]": lambda t: t[1:], "[:2]": lambda t: t[:2], "[::2]": lambda t: t[::2]}
+
+
 @case(W, points=2, tasks=("3.1", "3.2"))
 def task_3_2_saved_tensors(lib: Any) -> Any:
     """A node keeps what its backward needs, visible as torch names it: ``MulBackward0`` saves
     ``_saved_self`` and ``_saved_other``, ``ExpBackward0`` its ``_saved_result``,
-    ``PowBackward0`` ``_saved_self`` and the number ``_saved_exponent``."""
+    ``PowBackward0`` ``_saved_self`` and the number ``_saved_exponent``, ``SliceBackward0``
+    its ``_saved_dim``, ``_saved_start``, ``_saved_end`` and ``_saved_step`` as given (an
+    omitted end is INT64_MAX, not the dim's size)."""
     a, b = leaf(lib, (3,), 65), leaf(lib, (3,), 66)
     return {
         "mul self": error(lambda: tensor((a * b).grad_fn._saved_self)),
@@ -242,7 +251,15 @@ def task_3_2_saved_tensors(lib: Any) -> Any:
         "pow self": error(lambda: tensor((a**3).grad_fn._saved_self)),
         "pow exponent": error(lambda: float((a**3).grad_fn._saved_exponent)),
         "log self": error(lambda: tensor((b * b).log().grad_fn._saved_self)),
+        **{f"slice {k}": error(lambda f=f: _slice_args(f(a).grad_fn)) for k, f in SLICES.items()},
     }
+
+
+def _slice_args(node: Any) -> Any:
+    return [
+        node_name(node),
+        *(int(getattr(node, f"_saved_{k}")) for k in ("dim", "start", "end", "step")),
+    ]
 
 
 def _chains() -> Any:
@@ -400,7 +417,9 @@ def _flags(t: Any) -> Any:
 def task_3_2_matmul_needs_one_dtype(lib: Any) -> Any:
     """``@``/``mm`` and ``addmm`` never promote: float64 @ float32 raises RuntimeError
     ("expected m1 and m2 to have the same dtype"); addmm checks the bias against mat2, then
-    mat1 against mat2. Same dtypes multiply as usual."""
+    mat1 against mat2. Same dtypes multiply as usual. The check is the kernel's, so the
+    autograd wrapper has already made its MmBackward0 when it raises (VariableType: the node
+    and its saved tensors come before the redispatch)."""
     a64, b64 = leaf(lib, (2, 3), 8), leaf(lib, (3, 2), 9)
     a32, b32 = leaf(lib, (2, 3), 8, "float32"), leaf(lib, (3, 2), 9, "float32")
     bias32 = leaf(lib, (2,), 10, "float32")
@@ -410,7 +429,19 @@ def task_3_2_matmul_needs_one_dtype(lib: Any) -> Any:
         "f32 @ f32": error(lambda: tensor(a32 @ b32)),
         "addmm(f32, f64, f32)": error(lambda: tensor(lib.addmm(bias32, a64, b32))),
         "addmm(f32, f32, f64)": error(lambda: tensor(lib.addmm(bias32, a32, b64))),
+        "nodes made by a failing mm": error(lambda: _nodes_made_by(lambda: a32 @ b64, a32)),
     }
+
+
+def _nodes_made_by(step: Any, x: Any) -> Any:
+    """How many nodes ``step`` made, raising or not: the gap in sequence numbers between two
+    nodes made just before and just after it."""
+    before = (x * 2).grad_fn._sequence_nr()
+    try:
+        step()
+    except Exception:  # noqa: BLE001 - only the nodes it made count here
+        pass
+    return (x * 2).grad_fn._sequence_nr() - before - 1
 
 
 @case(W, points=2, tasks=("3.1", "3.2"))
@@ -453,3 +484,154 @@ def task_3_3_second_derivative_nodes(lib: Any) -> Any:
             lambda: grad_graph(lambda a, b: (a * b * a).sum(), (2, 3), (3,))
         ),
     }
+
+
+@case(W, points=1, tasks=("3.1", "3.2", "3.3", "3.4"))
+def task_3_3_add_with_alpha(lib: Any) -> Any:
+    """``y.add_(w, alpha=c)`` adds ``c * w``: AddBackward0 sends ``c * grad`` to ``w``
+    (derivatives.yaml: ``other: handle_r_to_c(other.scalar_type(), maybe_multiply(grad,
+    alpha.conj()))``) and ``grad`` to ``y``."""
+
+    def run(alpha: Any) -> Any:
+        x, w = leaf(lib, (3,), 21), leaf(lib, (3,), 22)
+        y = x * 1
+        y.add_(w, alpha=alpha)
+        (y * const(lib, (3,), 23)).sum().backward()
+        return {"y": tensor(y), "node": node_name(y.grad_fn), "grads": grads(x, w)}
+
+    return {f"alpha={a}": error(lambda a=a: run(a)) for a in (2, -3, 0.5)}
+
+
+@case(W, points=1, tasks=("3.1", "3.2"))
+def task_3_2_integer_division_is_true_division(lib: Any) -> Any:
+    """``/`` is true division: integer (and bool) operands give a float32 result, never a
+    floor (aten/src/ATen/native/BinaryOps.cpp: div_true_type_promotion)."""
+    i, j = lib.tensor([1, 2, 7]), lib.tensor([2, 2, -2])
+    cases = {
+        "int / int": lambda: i / j,
+        "int / 2": lambda: i / 2,
+        "3 / int": lambda: 3 / j,
+        "bool / int": lambda: lib.tensor([True, False, True]) / j,
+    }
+    return {k: error(lambda f=f: tensor(f())) for k, f in cases.items()}
+
+
+@case(W, points=2, tasks=("3.1", "3.2", "3.3"))
+def task_3_3_pow_at_zero(lib: Any) -> Any:
+    """Where the formula would give ``0 * inf``, torch's pow backward gives 0: ``x ** 0`` has a
+    zero gradient everywhere (pow_backward: ``exponent == 0.0 ? zeros``), and the exponent's
+    gradient is masked to 0 where the base is 0 (pow_backward_exponent: ``at::where(cond,
+    zeros, grad * (result * log(self)))``) (torch/csrc/autograd/FunctionsManual.cpp)."""
+
+    def base() -> Any:
+        return lib.tensor([0.0, 1.0, 2.5], dtype=lib.float64, requires_grad=True)
+
+    def exponent() -> Any:
+        return lib.tensor([2.0, 0.0, -1.0], dtype=lib.float64, requires_grad=True)
+
+    return {
+        "x ** 0": backward_grads(lib, lambda x: x**0, base()),
+        "x ** 0.0": backward_grads(lib, lambda x: x**0.0, base()),
+        "x ** e": backward_grads(lib, lambda x, e: x**e, base(), exponent()),
+        "x ** e, e of 2s": backward_grads(
+            lib,
+            lambda x, e: x**e,
+            base(),
+            lib.tensor([2.0] * 3, dtype=lib.float64, requires_grad=True),
+        ),
+    }
+
+
+@case(W, points=1, tasks=("3.1", "3.2", "3.3"))
+def task_3_3_relu_and_nan(lib: Any) -> Any:
+    """relu keeps nan (``clamp_min``: nan propagates), and its backward picks, it does not
+    multiply: ``threshold_backward`` writes 0 where the result is <= 0 and the incoming
+    gradient as it is elsewhere, nan or inf included (aten/src/ATen/native/Activation.cpp)."""
+
+    def run() -> Any:
+        nan, inf = float("nan"), float("inf")
+        x = lib.tensor([nan, -1.0, 0.0, 2.0, 3.0], dtype=lib.float64, requires_grad=True)
+        y = x.relu()
+        y.backward(lib.tensor([1.0, nan, inf, nan, inf], dtype=lib.float64))
+        return {"relu": tensor(y), "x.grad": tensor(x.grad)}
+
+    return error(run)
+
+
+@case(W, points=2, tasks=("3.1", "3.2", "3.3"))
+def task_3_3_matmul_gradient_keeps_a_column_major_layout(lib: Any) -> Any:
+    """For a column-major matrix (a transposed contiguous one) ``mm``'s gradient is column-major
+    too: torch computes it as ``(mat2 @ grad.t()).t()`` (FunctionsManual.cpp:
+    mm_mat1_backward, mm_mat2_backward), so ``g.t().view(6)`` works and ``g.view(6)`` does
+    not."""
+
+    def run(which: int) -> Any:
+        m = lib.tensor(data((3, 2), 24), dtype=lib.float64).t().requires_grad_()
+        other = const(lib, (3, 3), 25)
+        out = (m @ other) if which == 0 else (other.t()[:2] @ m.t())
+        (g,) = lib.autograd.grad((out * const(lib, tuple(out.shape), 26)).sum(), [m])
+        return {
+            "g": tensor(g),
+            "g.t().view(6)": error(lambda: tensor(g.t().view(6))),
+            "g.view(6)": error(lambda: tensor(g.view(6))),
+        }
+
+    return {"as mat1": error(lambda: run(0)), "as mat2": error(lambda: run(1))}
+
+
+@case(W, points=1, tasks=("3.1", "3.2"))
+def task_3_2_integer_sums_are_int64(lib: Any) -> Any:
+    """``sum`` of an integer or bool tensor counts in int64: a bool sum is a count, not a
+    logical or (aten/src/ATen/native/ReduceOps.cpp: get_dtype_from_self promotes integral
+    types to int64)."""
+    b = lib.tensor([[True, True, False], [True, False, False]])
+    cases = {
+        "bool sum()": lambda: b.sum(),
+        "bool sum(0)": lambda: b.sum(0),
+        "bool sum(1, keepdim=True)": lambda: b.sum(1, keepdim=True),
+        "int64 sum()": lambda: lib.tensor([3, -1, 4]).sum(),
+    }
+    return {k: error(lambda f=f: tensor(f())) for k, f in cases.items()}
+
+
+@case(W, points=1, tasks=("3.1", "3.2"))
+def task_3_2_mean_needs_a_floating_dtype(lib: Any) -> Any:
+    """``mean`` of an integer or bool tensor raises RuntimeError ("mean(): could not infer
+    output dtype"): it does not truncate (aten/src/ATen/native/ReduceOps.cpp: mean_meta)."""
+    return {
+        "int64 mean()": error(lambda: tensor(lib.tensor([1, 2]).mean())),
+        "int64 mean(0)": error(lambda: tensor(lib.tensor([[1, 2], [3, 5]]).mean(0))),
+        "bool mean()": error(lambda: tensor(lib.tensor([True, False]).mean())),
+    }
+
+
+@case(W, points=1, tasks=("3.1", "3.2", "3.3"))
+def task_3_3_squeeze_a_dim_that_is_not_1(lib: Any) -> Any:
+    """``squeeze(t, dim)`` leaves a dim whose size is not 1 alone, and its backward then leaves
+    the gradient alone too: SqueezeBackward1 unsqueezes only where the input had a 1
+    (FunctionsManual.cpp: unsqueeze_to)."""
+    w = const(lib, (2, 3), 29)
+    out = {}
+    for i, shape in enumerate([(2, 3), (2, 1, 3)]):
+        t = leaf(lib, shape, 27 + i)
+        out[f"squeeze(t, 1), t of {list(shape)}"] = {
+            "node": error(lambda t=t: node_name(lib.squeeze(t, 1).grad_fn)),
+            "backward": backward_grads(lib, lambda v: lib.squeeze(v, 1) * w, t),
+        }
+    return out
+
+
+@case(W, points=1, tasks=("3.1", "3.2"))
+def task_3_2_clone_keeps_the_layout(lib: Any) -> Any:
+    """``clone()`` keeps a dense tensor's strides (memory_format=preserve: empty_like, then a
+    copy): a clone of a transposed matrix is still transposed, so ``view(4)`` raises and
+    ``t().view(4)`` works; a clone of a non-dense tensor (expanded, strided) is contiguous
+    (aten/src/ATen/native/TensorFactories.cpp: clone, empty_like)."""
+    m = const(lib, (2, 2), 30)
+    cases = {
+        "m.t().clone().view(4)": lambda: m.t().clone().view(4),
+        "m.t().clone().t().view(4)": lambda: m.t().clone().t().view(4),
+        "expand(2, 2).clone().view(4)": lambda: m[0].expand(2, 2).clone().view(4),
+        "m[:, ::2].clone().view(2)": lambda: m[:, ::2].clone().view(2),
+    }
+    return {k: error(lambda f=f: tensor(f())) for k, f in cases.items()}

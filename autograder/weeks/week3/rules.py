@@ -80,7 +80,9 @@ def task_3_4_saved_tensor_modified_in_place(lib: Any) -> Any:
 @case(W, points=2, tasks=("3.1", "3.2", "3.3", "3.4"))
 def task_3_4_in_place_on_leaves_and_results(lib: Any) -> Any:
     """A leaf that requires grad cannot be changed in place (except under ``no_grad``, as
-    optimizers do); a result can, and its ``grad_fn`` becomes the in-place op's node."""
+    optimizers do), nor can a view of it ("a view of a leaf Variable that requires grad...":
+    torch/csrc/autograd/VariableTypeUtils.h: check_inplace looks at the view's base); a result
+    can, and its ``grad_fn`` becomes the in-place op's node."""
     x = leaf(lib, (3,), 97)
 
     def on_result() -> Any:
@@ -97,6 +99,8 @@ def task_3_4_in_place_on_leaves_and_results(lib: Any) -> Any:
 
     return {
         "leaf": failure(lambda: x.mul_(2)),
+        "a view of the leaf": failure(lambda: x[0:2].mul_(2)),
+        "a select of the leaf": failure(lambda: x[1].zero_()),
         "result": error(on_result),
         "leaf under no_grad": error(under_no_grad),
     }
@@ -207,7 +211,11 @@ def task_3_3_node_hooks_replace_gradients(lib: Any) -> Any:
 @case(W, points=2, tasks=("3.1", "3.2", "3.3", "3.4"))
 def task_3_4_retain_grad_and_post_accumulate(lib: Any) -> Any:
     """A non-leaf's ``.grad`` stays None unless ``retain_grad()`` was called; a
-    post-accumulate-grad hook sees the leaf with its ``.grad`` already summed."""
+    post-accumulate-grad hook sees the leaf with its ``.grad`` already summed. A second
+    backward makes a NEW ``.grad`` for a retained non-leaf (``grad = grad + new``, not in
+    place: torch/csrc/autograd/variable.cpp: VariableHooks::retain_grad), so an old reference
+    keeps the first gradient. Post-accumulate-grad hooks are for leaves only: torch raises
+    RuntimeError for a non-leaf (torch/_tensor.py: register_post_accumulate_grad_hook)."""
 
     def run() -> Any:
         x = leaf(lib, (3,), 104)
@@ -225,7 +233,24 @@ def task_3_4_retain_grad_and_post_accumulate(lib: Any) -> Any:
             "x.grad": tensor(x.grad),
         }
 
-    return error(run)
+    def twice() -> Any:
+        x = leaf(lib, (2,), 105)
+        y = x * 2
+        y.retain_grad()
+        (y * y).sum().backward(retain_graph=True)
+        g = y.grad
+        (y * 3).sum().backward()
+        return {"old y.grad": tensor(g), "y.grad": tensor(y.grad), "same": g is y.grad}
+
+    def on_a_result() -> Any:
+        x = leaf(lib, (2,), 106)
+        return (x * 2).register_post_accumulate_grad_hook(lambda t: None) is None
+
+    return {
+        "once": error(run),
+        "a second backward": error(twice),
+        "post-accumulate hook on a non-leaf": failure(on_a_result),
+    }
 
 
 def _x(lib: Any) -> Any:
@@ -297,7 +322,9 @@ def task_3_4_a_no_grad_view_cannot_follow_a_write(lib: Any) -> Any:
 def task_3_4_retain_grad_follows_an_in_place_op(lib: Any) -> Any:
     """After ``y.retain_grad(); y.mul_(3)``, ``y.grad`` is the gradient of the new y: the
     retains-grad hook moves to the new grad_fn. A tensor hook registered before the write
-    stays with the old node and sees the old value's gradient."""
+    stays with the old node and sees the old value's gradient. A write through a view moves
+    it too, to the base's new CopySlices (torch/csrc/autograd/variable.cpp: rebase_history,
+    which calls ``set_gradient_edge`` and moves the retains_grad hook)."""
 
     def run() -> Any:
         x = _x(lib)
@@ -310,7 +337,15 @@ def task_3_4_retain_grad_follows_an_in_place_op(lib: Any) -> Any:
         (y * y).sum().backward()
         return {"y.grad": tensor(y.grad), "hooks": seen, "x.grad": tensor(x.grad)}
 
-    return error(run)
+    def through_a_view() -> Any:
+        x = _x(lib)
+        y = x * 1
+        y.retain_grad()
+        y[0:2].mul_(2)  # y's grad_fn becomes CopySlices: the retains-grad hook moves to it
+        (y * const(lib, (3,), 107)).sum().backward()
+        return {"y.grad": tensor(y.grad), "x.grad": tensor(x.grad)}
+
+    return {"written": error(run), "written through a view": error(through_a_view)}
 
 
 @case(W, points=2, tasks=("3.1", "3.2", "3.4"))
@@ -341,3 +376,87 @@ def task_3_4_overlapping_writes(lib: Any) -> Any:
         "copy_ of its transpose": failure(transposed),
         "copy_ of itself": error(itself),
     }
+
+
+@case(W, points=1, tasks=("3.1", "3.2", "3.3", "3.4"))
+def task_3_4_a_freed_tensor_written_in_place(lib: Any) -> Any:
+    """A saved tensor that was freed by backward AND written in place since reports "backward
+    through the graph a second time", not the in-place error: SavedVariable::unpack checks
+    that its data is still there before it checks the version
+    (torch/csrc/autograd/saved_variable.cpp)."""
+
+    def run() -> Any:
+        x = leaf(lib, (3,), 75)
+        y = x * 2
+        z = (y * y).sum()  # saves y
+        z.backward()
+        y.add_(1)
+        z.backward()
+        return tensor(x.grad)
+
+    return failure(run)
+
+
+@case(W, points=1, tasks=("3.1", "3.2", "3.3", "3.4"))
+def task_3_4_zero_sends_zeros(lib: Any) -> Any:
+    """``zero_()``'s node, ZeroBackward0, sends ``zeros_like(grad)`` back, not ``grad * 0``:
+    an inf or nan gradient still gives 0 (derivatives.yaml: ``zero_: self: zeros_like(grad)``)."""
+
+    def run() -> Any:
+        x = leaf(lib, (3,), 108)
+        y = x * 1
+        y.zero_()
+        y.backward(lib.tensor([float("inf"), float("nan"), 2.0], dtype=lib.float64))
+        return {"node": node_name(y.grad_fn), "x.grad": tensor(x.grad)}
+
+    return error(run)
+
+
+@case(W, points=1, tasks=("3.1", "3.2", "3.3", "3.4"))
+def task_3_4_copy_overwrites_the_gradient(lib: Any) -> Any:
+    """``a.copy_(src)`` overwrites ``a``: CopyBackwards sends zeros (not None) to the old ``a``
+    and the gradient to ``src`` (torch/csrc/autograd/functions/tensor.cpp:
+    CopyBackwards::apply, ``at::zeros_like(grad)`` for self): x.grad is zeros, not None."""
+
+    def run(src_needs_grad: bool) -> Any:
+        x = leaf(lib, (3,), 109)
+        src = leaf(lib, (3,), 110) if src_needs_grad else const(lib, (3,), 110)
+        a = x * 2
+        a.copy_(src)
+        out = {"graph": graph(a.grad_fn, 2)}
+        (a * const(lib, (3,), 111)).sum().backward()
+        return {**out, "x.grad": tensor(x.grad), "src.grad": tensor(src.grad)}
+
+    return {
+        "from a constant": error(lambda: run(False)),
+        "from a tensor that requires grad": error(lambda: run(True)),
+    }
+
+
+@case(W, points=1, tasks=("3.1", "3.2", "3.3", "3.4", "3.5"))
+def task_3_4_a_hook_on_the_second_output(lib: Any) -> Any:
+    """A tensor hook on a non-leaf is a pre-hook of its grad_fn for ITS input, ``output_nr``
+    (torch/csrc/autograd/variable.cpp: VariableHooks::_register_hook, CppFunctionTensorPreHook
+    with ``value_idx = output_nr``): on a two-output node each hook sees its own output's
+    gradient."""
+
+    class Two(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            return x * 2, x * 3
+
+        @staticmethod
+        def backward(ctx: Any, ga: Any, gb: Any) -> Any:
+            return ga * 2 + gb * 3
+
+    def run() -> Any:
+        log: list[Any] = []
+        x = leaf(lib, (2,), 112)
+        a, b = Two.apply(x)
+        a.register_hook(lambda g: log.append(["a", g.tolist()]))
+        b.register_hook(lambda g: g * 10)
+        b.register_hook(lambda g: log.append(["b", g.tolist()]))
+        (a * 5 + b * 7).sum().backward()
+        return {"output_nr": [a.output_nr, b.output_nr], "log": log, "x.grad": tensor(x.grad)}
+
+    return error(run)

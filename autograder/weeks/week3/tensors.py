@@ -46,8 +46,19 @@ def task_3_1_default_dtypes(lib: Any) -> Any:
 
 @case(W, points=1, tasks="3.1")
 def task_3_1_only_floats_require_grad(lib: Any) -> Any:
-    """An integer tensor cannot require gradients: torch raises RuntimeError."""
-    return failure(lambda: flags(lib.tensor([1, 2], requires_grad=True)))
+    """An integer tensor cannot require gradients: torch raises RuntimeError. Asking it NOT to
+    is fine: the dtype check is only for True (torch/csrc/autograd/python_variable.cpp:
+    THPVariable_set_requires_grad; variable.cpp: VariableHooks::requires_grad_)."""
+
+    def turn_off() -> Any:
+        t = lib.tensor([1, 2])
+        t.requires_grad = False
+        return [flags(t.requires_grad_(False)), flags(lib.tensor([3], requires_grad=False))]
+
+    return {
+        "requires_grad=True": failure(lambda: flags(lib.tensor([1, 2], requires_grad=True))),
+        "False": error(turn_off),
+    }
 
 
 @case(W, points=2, tasks=("3.1", "3.2"))
@@ -71,7 +82,9 @@ def task_3_2_detach_and_requires_grad_(lib: Any) -> Any:
         "c.requires_grad_()": error(turn_on),
         "b.requires_grad_(False)": failure(turn_off_result),
         "ones(2, requires_grad=True)": error(lambda: flags(lib.ones(2, requires_grad=True))),
-        "zeros_like(a)": error(lambda: {**flags(lib.zeros_like(a)), **tensor(lib.zeros_like(a))}),
+        "zeros_like(a)": error(
+            lambda: {"flags": flags(lib.zeros_like(a)), "values": tensor(lib.zeros_like(a))}
+        ),
     }
 
 
@@ -95,6 +108,50 @@ def task_3_2_grad_mode(lib: Any) -> Any:
             seen["set_grad_enabled(False)"] = flags(a.exp())
         seen["after"] = flags(a * 2)
         seen["enabled after?"] = lib.is_grad_enabled()
+        return seen
+
+    return error(run)
+
+
+@case(W, points=1, tasks=("3.1", "3.2"))
+def task_3_1_set_grad_enabled_called_plainly(lib: Any) -> Any:
+    """``set_grad_enabled(False)`` as a plain call (no ``with``) turns grad mode off at once:
+    torch sets it in the constructor (torch/autograd/grad_mode.py: set_grad_enabled.__init__),
+    so the mode holds until the next call."""
+    a = leaf(lib, (2,), 7)
+
+    def run() -> Any:
+        seen: dict[str, Any] = {}
+        try:
+            lib.set_grad_enabled(False)
+            seen["enabled after set_grad_enabled(False)"] = bool(lib.is_grad_enabled())
+            seen["a * 2"] = flags(a * 2)
+            lib.set_grad_enabled(True)
+            seen["enabled after set_grad_enabled(True)"] = bool(lib.is_grad_enabled())
+            seen["a * 3"] = flags(a * 3)
+        finally:
+            lib.set_grad_enabled(True)  # never leave grad mode off for the next case
+        return seen
+
+    return error(run)
+
+
+@case(W, points=1, tasks=("3.1", "3.2"))
+def task_3_1_inference_mode_false_turns_grad_on(lib: Any) -> Any:
+    """``inference_mode(False)`` is not "no_grad and more": its guard sets grad mode to
+    ``not enabled`` (c10/core/InferenceMode.h: InferenceMode's constructor), so inside it grad
+    mode is ON, even within ``no_grad``, and results record a graph; on exit the old modes
+    come back."""
+    a = leaf(lib, (2,), 8)
+
+    def run() -> Any:
+        seen: dict[str, Any] = {}
+        with lib.no_grad():
+            with lib.inference_mode(False):
+                seen["enabled inside (in no_grad)"] = bool(lib.is_grad_enabled())
+                y = a * 2
+                seen["a * 2"] = {**flags(y), "is_inference": bool(y.is_inference())}
+            seen["enabled after"] = bool(lib.is_grad_enabled())
         return seen
 
     return error(run)
@@ -179,3 +236,53 @@ def task_3_1_view_made_under_no_grad(lib: Any) -> Any:
         return [node_name(y.grad_fn), [n is None for n, _ in y.grad_fn.next_functions]]
 
     return {"v": error(lambda: flags(v)), "v * 2": error(op)}
+
+
+@case(W, points=1, tasks=("3.1", "3.2", "3.3", "3.4"))
+def task_3_1_detach_shares_the_version_counter(lib: Any) -> Any:
+    """``detach()`` shares the data AND the version counter (torch: a non-differentiable view,
+    VariableHooks::detach in variable.cpp): writing the detached tensor bumps the original's
+    ``_version``, and a node that saved the original sees the write at backward."""
+
+    def versions() -> Any:
+        x = const(lib, (2,), 9)
+        d = x.detach()
+        d.add_(1)
+        return {"x._version": x._version, "d._version": d._version, "x": tensor(x)}
+
+    def saved() -> Any:
+        x = leaf(lib, (2,), 10)
+        y = x.exp()  # saves its result, y
+        y.detach().mul_(2)
+        y.sum().backward()
+        return tensor(x.grad)
+
+    return {"versions": error(versions), "backward after the write": failure(saved)}
+
+
+@case(W, points=1, tasks=("3.1", "3.4"))
+def task_3_1_tensor_copies_a_numpy_array(lib: Any) -> Any:
+    """``tensor(ndarray)`` keeps the array's dtype (float64 stays float64: the float32 default
+    is only for Python floats) unless ``dtype=`` says otherwise, and always copies: writing the
+    tensor leaves the array alone (torch/csrc/utils/tensor_new.cpp: internal_new_from_data,
+    tensor_from_numpy then a copy)."""
+    import numpy as np
+
+    def copied() -> Any:
+        a = np.array([1.5, 2.5])
+        t = lib.tensor(a)
+        t.add_(1)
+        return {"array after": a.tolist(), "tensor": tensor(t)}
+
+    arrays = {
+        "float64": np.array([0.5, 1.25]),
+        "float32": np.array([0.5, 1.25], dtype=np.float32),
+        "int64": np.array([1, 2], dtype=np.int64),
+        "bool": np.array([True, False]),
+    }
+    out = {k: error(lambda a=a: tensor(lib.tensor(a))) for k, a in arrays.items()}
+    out["float64, dtype=float32"] = error(
+        lambda: tensor(lib.tensor(arrays["float64"], dtype=lib.float32))
+    )
+    out["a copy"] = error(copied)
+    return out
