@@ -2288,9 +2288,11 @@ class AccumulateGrad(Node):
         """Task 3.3: add the gradient into ``variable.grad`` (accumulate_grad.h: accumulateGrad).
 
         First gradient: stored (a detached copy without grad mode; with create_graph a
-        differentiable copy, CopyBackwards). Later ones: added IN PLACE without grad mode,
-        ``grad = grad + new`` (a new tensor) with it. Then the post-accumulate-grad hooks,
-        even when no gradient arrived (None: the leaf's input got none).
+        differentiable copy, CopyBackwards), laid out like the leaf: the leaf's strides if it
+        is dense, else contiguous (the "gradient layout contract"). Later ones: added IN PLACE
+        without grad mode, ``grad = grad + new`` (a new tensor) with it. Then the
+        post-accumulate-grad hooks, even when no gradient arrived (None: the leaf's input got
+        none).
         """
         ### BEGIN SOLUTION
         new = grads[0]
@@ -2301,6 +2303,9 @@ class AccumulateGrad(Node):
             raise RuntimeError("leaf variable has been moved into the graph interior")
         elif var.grad is None:
             var.grad = zeros_like(new).copy_(new) if is_grad_enabled() else _new(new._array.copy())
+            # laid out like the leaf (its strides if dense, else contiguous): accumulate_grad.h
+            # steals a grad that obeys the layout contract, else utils::clone_obey_contract
+            var.grad._array = _preserve_format(var.grad._array, var._array)
         elif not is_grad_enabled():
             var.grad._array += new._array.astype(var.grad.dtype.np)
             var.grad._bump_version()

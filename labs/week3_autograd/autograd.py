@@ -1814,9 +1814,11 @@ class AccumulateGrad(Node):
         """Task 3.3: add the gradient into ``variable.grad`` (accumulate_grad.h: accumulateGrad).
 
         First gradient: stored (a detached copy without grad mode; with create_graph a
-        differentiable copy, CopyBackwards). Later ones: added IN PLACE without grad mode,
-        ``grad = grad + new`` (a new tensor) with it. Then the post-accumulate-grad hooks,
-        even when no gradient arrived (None: the leaf's input got none).
+        differentiable copy, CopyBackwards), laid out like the leaf: the leaf's strides if it
+        is dense, else contiguous (the "gradient layout contract"). Later ones: added IN PLACE
+        without grad mode, ``grad = grad + new`` (a new tensor) with it. Then the
+        post-accumulate-grad hooks, even when no gradient arrived (None: the leaf's input got
+        none).
         """
         raise NotImplementedError("AccumulateGrad.apply (Task 3.3)")
 

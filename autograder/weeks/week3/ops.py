@@ -563,7 +563,8 @@ def task_3_3_matmul_gradient_keeps_a_column_major_layout(lib: Any) -> Any:
     """For a column-major matrix (a transposed contiguous one) ``mm``'s gradient is column-major
     too: torch computes it as ``(mat2 @ grad.t()).t()`` (FunctionsManual.cpp:
     mm_mat1_backward, mm_mat2_backward), so ``g.t().view(6)`` works and ``g.view(6)`` does
-    not."""
+    not. The leaf's ``.grad`` is laid out like the leaf whatever arrives (accumulate_grad.h:
+    the gradient layout contract, ``utils::clone_obey_contract``), here after ``* 2``."""
 
     def run(which: int) -> Any:
         m = lib.tensor(data((3, 2), 24), dtype=lib.float64).t().requires_grad_()
@@ -576,7 +577,20 @@ def task_3_3_matmul_gradient_keeps_a_column_major_layout(lib: Any) -> Any:
             "g.view(6)": error(lambda: tensor(g.view(6))),
         }
 
-    return {"as mat1": error(lambda: run(0)), "as mat2": error(lambda: run(1))}
+    def leaf_grad() -> Any:
+        m = lib.tensor(data((3, 2), 27), dtype=lib.float64).t().requires_grad_()
+        (m * 2 * const(lib, (2, 3), 28)).sum().backward()
+        g = m.grad
+        return {
+            "g.t().view(6)": error(lambda: tensor(g.t().view(6))),
+            "g.view(6)": error(lambda: tensor(g.view(6))),
+        }
+
+    return {
+        "as mat1": error(lambda: run(0)),
+        "as mat2": error(lambda: run(1)),
+        "the leaf's .grad": error(leaf_grad),
+    }
 
 
 @case(W, points=1, tasks=("3.1", "3.2"))
