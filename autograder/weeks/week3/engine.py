@@ -271,9 +271,9 @@ def task_3_4_a_backward_computes_only_what_it_needs(lib: Any) -> Any:
 @case(W, points=1, tasks=("3.1", "3.2", "3.3", "3.4"))
 def task_3_4_backward_inputs_a_non_leaf(lib: Any) -> Any:
     """A non-leaf in ``backward(inputs=...)`` gets its ``.grad`` too: torch calls
-    ``retain_grad()`` on it before the pass (torch/csrc/autograd/python_engine.cpp:
-    THPEngine_run_backward, ``if (!tensor.is_leaf()) ... retain_grad``), and what is below it
-    gets nothing."""
+    ``retain_grad()`` on each input before the pass (torch/csrc/autograd/python_engine.cpp:
+    THPEngine_run_backward, ``if (accumulate_grad) tensor.retain_grad()``), and what is below
+    it gets nothing."""
 
     def run() -> Any:
         x = leaf(lib, (2,), 79)
