@@ -20,9 +20,11 @@
 #include <ATen/EmptyTensor.h>
 #include <ATen/ExpandUtils.h>
 #include <ATen/InferSize.h>
+#include <ATen/MemoryOverlap.h>
 #include <ATen/TensorUtils.h>
 #include <ATen/detail/PrivateUse1HooksInterface.h>
 #include <ATen/native/CPUFallback.h>
+#include <ATen/native/Resize.h>
 #include <ATen/ops/add.h>
 #include <ATen/ops/clamp_min.h>
 #include <ATen/ops/empty.h>
@@ -382,6 +384,18 @@ at::Tensor empty_strided(
 // _copy_from whenever one side is not a CPU tensor. Dtype and strides may differ.
 at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blocking) {
   // BEGIN SOLUTION
+  if (self.device() == dst.device()) {
+    // Two views of one device storage. copy_impl (aten/src/ATen/native/Copy.cpp) hands a
+    // device copy to us before its own early exit and overlap checks, so they are ours: a view
+    // copied onto the same data is already there, and a partial overlap is refused (the host
+    // views below are separate CPU storages, where MemoryOverlap.cpp could not see it).
+    if (self.is_alias_of(dst) && self.storage_offset() == dst.storage_offset() &&
+        self.sizes().equals(dst.sizes()) && self.strides().equals(dst.strides()) &&
+        self.scalar_type() == dst.scalar_type()) {
+      return dst;
+    }
+    at::assert_no_partial_overlap(dst, self);
+  }
   vendor::host(dst).copy_(vendor::host(self));  // CPU copy_: casts, strides, broadcasting
   return dst;
   // END SOLUTION
@@ -435,9 +449,20 @@ at::Tensor as_strided(
   // BEGIN SOLUTION
   auto result = at::detail::make_tensor<c10::TensorImpl>(
       c10::TensorImpl::VIEW, c10::Storage(self.storage()), self.key_set(), self.dtype());
-  result.unsafeGetTensorImpl()->set_sizes_and_strides(
-      size, stride, storage_offset.value_or(self.storage_offset()));
+  // torch's own checks, then the geometry (ATen/native/Resize.h: setStrided): as many strides
+  // as sizes, none negative, and the farthest element inside the storage. Without them a view
+  // reads past the end of its block.
+  at::native::setStrided(result, size, stride, storage_offset.value_or(self.storage_offset()));
   return result;
+  // END SOLUTION
+}
+
+// Task 5.6: aten::_reshape_alias: what reshape calls when the new shape can be a view
+// (aten/src/ATen/native/TensorShape.cpp, reshape_symint, with the strides computeStride gave).
+// Without it reshape reaches the fallback, which cannot make a view (CPUFallback.cpp warns).
+at::Tensor reshape_alias(const at::Tensor& self, c10::IntArrayRef size, c10::IntArrayRef stride) {
+  // BEGIN SOLUTION
+  return labdev::as_strided(self, size, stride, self.storage_offset());
   // END SOLUTION
 }
 
@@ -628,6 +653,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_copy_from_and_resize", &labdev::copy_from_and_resize);
   m.impl("as_strided", &labdev::as_strided);
   m.impl("view", &labdev::view);
+  m.impl("_reshape_alias", &labdev::reshape_alias);
   m.impl("fill_.Scalar", &labdev::fill_);
   m.impl("add.Tensor", &labdev::add);
   m.impl("mul.Tensor", &labdev::mul);

@@ -445,7 +445,7 @@ class _Run:
                 target = x[_py_index(s["index"])]
             except Exception:  # noqa: BLE001 - the write raises it again below
                 target = None
-        if target is not None and _order_dependent(target, v, fn):
+        if target is not None and order_dependent(target, v, fn):
             return {"excluded": "a write whose result depends on the kernel's loop order"}
         if fn == "setitem":
             x[_py_index(s["index"])] = v
@@ -510,7 +510,7 @@ def _offsets(t: Any) -> list[int]:
     return out
 
 
-def _order_dependent(target: Any, value: Any, fn: str) -> bool:
+def order_dependent(target: Any, value: Any, fn: str) -> bool:
     """Would torch's answer depend on the order its kernel visits elements? (EXCLUDED)
 
     MemoryOverlap.cpp decides overlap only for dense tensors and a dim of size > 1 with

@@ -146,3 +146,15 @@ def hidden_random_conv2d_shapes(lib: Any, example: Any) -> Any:
             )
         }
     )  # fmt: skip
+
+
+@case(W, points=3, tasks=("5.1", "5.2", "5.3", "5.4", "5.5", "5.6", "5.7", "5.8"), hidden=True)
+def hidden_random_programs_from_the_differential_generator(lib: Any) -> Any:
+    """Twenty programs from the generator the course's engine is held to (autograder/
+    differential/week5.py), with seeds the differential run does not use: tensors made on the
+    device, views, kernels, the fallback, copies and backward, compared with the CPU."""
+    import random
+
+    from autograder.differential import week5 as gen
+
+    return [gen.execute(lib, gen.generate(random.Random(f"hidden:{i}"))) for i in range(20)]

@@ -30,6 +30,7 @@ from autograder.weeks.week5.common import base_name
 # by base name: these never reach the fallback.
 LAB_KERNELS = {
     "empty", "empty_strided", "_copy_from", "_copy_from_and_resize", "as_strided", "view",
+    "_reshape_alias",
     "fill_", "add", "mul", "sum", "mm", "relu",
 }  # fmt: skip
 

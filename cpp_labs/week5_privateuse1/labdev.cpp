@@ -23,9 +23,11 @@
 #include <ATen/EmptyTensor.h>
 #include <ATen/ExpandUtils.h>
 #include <ATen/InferSize.h>
+#include <ATen/MemoryOverlap.h>
 #include <ATen/TensorUtils.h>
 #include <ATen/detail/PrivateUse1HooksInterface.h>
 #include <ATen/native/CPUFallback.h>
+#include <ATen/native/Resize.h>
 #include <ATen/ops/add.h>
 #include <ATen/ops/clamp_min.h>
 #include <ATen/ops/empty.h>
@@ -372,6 +374,13 @@ at::Tensor as_strided(
   not_implemented("as_strided (Task 5.6)");
 }
 
+// Task 5.6: aten::_reshape_alias: what reshape calls when the new shape can be a view
+// (aten/src/ATen/native/TensorShape.cpp, reshape_symint, with the strides computeStride gave).
+// Without it reshape reaches the fallback, which cannot make a view (CPUFallback.cpp warns).
+at::Tensor reshape_alias(const at::Tensor& self, c10::IntArrayRef size, c10::IntArrayRef stride) {
+  not_implemented("reshape_alias (Task 5.6)");
+}
+
 // Task 5.6: aten::view: the week-1 rule (at::detail::computeStride in ATen/TensorUtils.cpp)
 // for the strides of the new shape, then as_strided; refuse a shape no strides can give.
 at::Tensor view(const at::Tensor& self, c10::IntArrayRef size) {
@@ -498,6 +507,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_copy_from_and_resize", &labdev::copy_from_and_resize);
   m.impl("as_strided", &labdev::as_strided);
   m.impl("view", &labdev::view);
+  m.impl("_reshape_alias", &labdev::reshape_alias);
   m.impl("fill_.Scalar", &labdev::fill_);
   m.impl("add.Tensor", &labdev::add);
   m.impl("mul.Tensor", &labdev::mul);

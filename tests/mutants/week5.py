@@ -120,8 +120,8 @@ WEEK5_MUTANTS: list[Mutant] = [
     _m(
         "5.6",
         "as_strided ignores the offset",
-        "      size, stride, storage_offset.value_or(self.storage_offset()));",
-        "      size, stride, self.storage_offset());",
+        "stride, storage_offset.value_or(self.storage_offset()));",
+        "stride, self.storage_offset());",
         "x[1] and x[:, 1:] start at the wrong element",
         CPP,
     ),

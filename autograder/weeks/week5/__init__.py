@@ -12,6 +12,7 @@ from typing import Any
 # isort: off
 # Imported in this order, so cases are listed task by task.
 from autograder.weeks.week5 import device, copies_views, kernels, meta  # noqa: F401
+from autograder.weeks.week5 import programs  # noqa: F401
 
 # isort: on
 
