@@ -5,4 +5,4 @@ cd "$(dirname "$0")"
 scripts/setup.sh --test
 ruff check .
 ruff format --check .
-python -m pytest
+python -m pytest -n 2 --dist loadgroup

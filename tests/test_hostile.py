@@ -143,7 +143,9 @@ def make_class(root: Path, hostiles: list[str]) -> Path:
 
 def escape_evidence() -> list[str]:
     """What an escaped attack leaves where the grader's machine would keep it: marker files
-    in /tmp and /dev/shm, SysV shared memory, and processes still running its code."""
+    in /tmp and /dev/shm, SysV shared memory, and processes still running its code: this
+    test process's workers and sandboxes (their environment carries its TORCHLAB_RUN label; a
+    process left inside a sandbox keeps that sandbox's bwrap alive, which carries it too)."""
     found = [str(p) for d in ("/tmp", "/dev/shm") for p in Path(d).glob("*torchlab-escape*")]
     ipcs = subprocess.run(["ipcs", "-m"], capture_output=True, text=True).stdout
     found += [f"SysV segment: {line}" for line in ipcs.splitlines()[3:] if line.strip()]
@@ -153,8 +155,19 @@ def escape_evidence() -> list[str]:
         except OSError:
             continue
         if b"autograder.worker" in cmdline or b"bwrap" in cmdline.split(b"\0")[0]:
-            found.append(f"process {proc.name}: {cmdline[:80]!r}")
+            if _ours(proc):
+                found.append(f"process {proc.name}: {cmdline[:80]!r}")
     return found
+
+
+def _ours(proc: Path) -> bool:
+    """Was this process started by this test process (its TORCHLAB_RUN label)? A live process
+    whose environment cannot be read counts as ours: better a false alarm than a miss."""
+    label = f"TORCHLAB_RUN={os.environ['TORCHLAB_RUN']}".encode()
+    try:
+        return label in (proc / "environ").read_bytes().split(b"\0")
+    except OSError:
+        return proc.exists()  # gone since it was listed: not a leftover
 
 
 def snapshot(folder: Path) -> dict[str, tuple[bytes, int]]:
