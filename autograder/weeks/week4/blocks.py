@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from autograder.cases import case
-from autograder.weeks.week4.common import MiB, W, attempt, make, segments
+from autograder.weeks.week4.common import DEFAULT_CAPACITY, MiB, W, attempt, make, segments
 
 
 def _driver(alloc: Any) -> dict[str, int]:
@@ -210,3 +210,78 @@ def task_4_2_the_waste_limit_is_max_non_split_rounding(lib: Any) -> Any:
         s: attempt(lambda s=s: run(s))
         for s in ("max_split_size_mb:40", "max_split_size_mb:40,max_non_split_rounding_mb:100")
     }
+
+
+@case(W, points=1, tasks=("4.1", "4.2"))
+def task_4_2_a_waste_of_exactly_max_non_split_rounding_is_refused(lib: Any) -> Any:
+    """With ``max_split_size_mb:128``, a free 220 MiB block and a 200 MiB request: the block
+    would waste exactly 20 MiB, the default ``max_non_split_rounding``, and that is already
+    too much: the request gets a segment of its own. A 201 MiB request (19 MiB wasted) takes
+    the cached block. Truth: ``get_free_block`` in ``c10/cuda/CUDACachingAllocator.cpp``:
+    ``(p.size() >= max_split_size()) && ((*it)->size >= p.size() +
+    max_non_split_rounding_size())`` refuses the block (``>=``: a waste equal to the limit is
+    refused). An H200 with torch 2.11 does the same."""
+
+    def run(n: int) -> Any:
+        alloc = make(lib, settings="max_split_size_mb:128")
+        alloc.free(alloc.malloc(220 * MiB))
+        got = alloc.malloc(n)
+        return {"size": int(got.size), "driver": _driver(alloc), "segments": segments(alloc)}
+
+    return {
+        "200 MiB": attempt(lambda: run(200 * MiB)),
+        "201 MiB": attempt(lambda: run(201 * MiB)),
+    }
+
+
+@case(W, points=1, tasks=("4.1", "4.2"))
+def task_4_2_freeing_a_block_twice_is_a_runtime_error(lib: Any) -> Any:
+    """Freeing an allocation that was already freed raises RuntimeError ("invalid device
+    pointer"), whether its block is still cached on its own or has merged into a neighbour;
+    nothing changes. Truth: ``NativeCachingAllocator::free`` in
+    ``c10/cuda/CUDACachingAllocator.cpp``: ``Block* block = get_allocated_block(ptr, true
+    /* remove */); if (!block) { TORCH_CHECK(false, "invalid device pointer: ", ptr); }``
+    (a ``c10::Error``: RuntimeError in Python, as ``torch.cuda.caching_allocator_delete`` of
+    a pointer freed before shows on an H200 with torch 2.11)."""
+
+    def run() -> Any:
+        alloc = make(lib)
+        a, b, _ = alloc.malloc(4096), alloc.malloc(4096), alloc.malloc(4096)
+        alloc.free(a)
+        alloc.free(b)  # merges with a's free block
+        before = segments(alloc)
+        out = {}
+        for name, blk in (("the first", a), ("the second", b)):
+            try:
+                alloc.free(blk)
+                out[name] = "no error"
+            except NotImplementedError:
+                raise  # an exercise not written yet
+            except Exception as exc:  # noqa: BLE001 - the kind of error is what is compared
+                out[name] = {
+                    "error": type(exc).__name__,
+                    "says": "invalid device pointer" in str(exc),
+                }
+        return {"freed again": out, "unchanged": segments(alloc) == before}
+
+    return attempt(run)
+
+
+@case(W, points=1, tasks=("4.1", "4.2"))
+def task_4_2_a_32_byte_chip_rounds_to_32_bytes(lib: Any) -> Any:
+    """On the 32-byte chip (``min_block_size=32``, over a ``Device`` with ``alignment=32``)
+    the chip's granule takes the place of kMinBlockSize (512) wherever torch uses it: a request
+    below 32 bytes gets 32, a bigger one the next multiple of 32 (40 bytes: 64, 1000: 1024),
+    and a small block is split whenever at least 32 bytes are left. Truth: ``round_size``
+    (``kMinBlockSize * ((size + kMinBlockSize - 1) / kMinBlockSize)``) and ``should_split``
+    (``remaining >= kMinBlockSize``) in ``c10/cuda/CUDACachingAllocator.cpp``, with the
+    constant set to the chip's granule: the course's chip question (Task 4.5, as in
+    ``task_4_5_chip_variants``), not a torch setting."""
+
+    def run() -> Any:
+        device = lib.Device(DEFAULT_CAPACITY, alignment=32)
+        alloc = lib.CachingAllocator(device, lib.AllocatorConfig.parse(""), min_block_size=32)
+        blocks = [alloc.malloc(n) for n in (1, 40, 500, 1000)]
+        return {"sizes": [int(b.size) for b in blocks], "segments": segments(alloc)}
+
+    return attempt(run)

@@ -444,3 +444,174 @@ def task_4_3_the_miss_path_frees_the_smallest_oversize_block(lib: Any) -> Any:
         }
 
     return attempt(run)
+
+
+@case(W, points=1, tasks=("4.1", "4.2", "4.3"))
+def task_4_3_a_segment_may_reach_the_memory_fraction_exactly(lib: Any) -> Any:
+    """A 100 MiB device with ``set_memory_fraction(0.2)`` may reserve 20 MiB: a 5 MiB request
+    takes a 20 MiB segment, reaching the limit exactly, and that is allowed; the next segment
+    (2 MiB for a small request) would pass it, so that request is an out-of-memory error.
+    Truth: ``alloc_block`` in ``c10/cuda/CUDACachingAllocator.cpp``: ``if (set_fraction &&
+    total_allocated_memory + size > allowed_memory_maximum)`` refuses (``>``: reaching the
+    limit is allowed), with ``allowed_memory_maximum = static_cast<size_t>(fraction *
+    device_total)`` (``setMemoryFraction``). An H200 with torch 2.11, at a fraction allowing
+    exactly 20 MiB, does the same."""
+
+    def run() -> Any:
+        alloc = make(lib, capacity=100 * MiB)
+        alloc.set_memory_fraction(0.2)
+        out: dict[str, Any] = {"5 MiB": attempt(lambda: int(alloc.malloc(5 * MiB).size))}
+        try:
+            alloc.malloc(1000)
+            out["then 1000 bytes"] = "allocated"
+        except NotImplementedError:
+            raise  # an exercise not written yet
+        except RuntimeError as exc:
+            out["then 1000 bytes"] = type(exc).__name__
+        out["held"] = _held(alloc)
+        return out
+
+    return attempt(run)
+
+
+@case(W, points=1, tasks=("4.1", "4.2", "4.3", "4.4"))
+def task_4_3_out_of_memory_errors_are_counted(lib: Any) -> Any:
+    """``num_ooms`` counts the out-of-memory errors the allocator raises: a 64 MiB device
+    refusing 100 MiB twice counts 2; a request of 1 EiB or more is refused before the
+    allocator is asked, and does not count. ``reset_peak_memory_stats`` leaves the count,
+    ``reset_accumulated_memory_stats`` zeroes it. Truth: ``DeviceCachingAllocator::malloc``
+    in ``c10/cuda/CUDACachingAllocator.cpp`` (``stats.num_ooms += 1`` just before the
+    ``TORCH_CHECK_WITH(OutOfMemoryError, ...)``), ``NativeCachingAllocator::allocate`` (the
+    "more than 1EB" check comes first), and ``resetAccumulatedStats`` (``stats.num_ooms =
+    0``). An H200 with torch 2.11 counts the same (its device a memory fraction of 64 MiB)."""
+    keys = ("num_ooms", "num_alloc_retries", "num_sync_all_streams")
+
+    def run() -> Any:
+        alloc = make(lib, capacity=64 * MiB)
+        steps = {}
+        for name, n in (("100 MiB", 100 * MiB), ("1 EiB", 2**60), ("100 MiB again", 100 * MiB)):
+            try:
+                alloc.malloc(n)
+                error = None
+            except NotImplementedError:
+                raise  # an exercise not written yet
+            except RuntimeError as exc:
+                error = type(exc).__name__
+            steps[name] = {"raised": error, "stats": stats(alloc, *keys)}
+        alloc.reset_peak_memory_stats()
+        steps["after reset_peak_memory_stats"] = stats(alloc, *keys)
+        alloc.reset_accumulated_memory_stats()
+        steps["after reset_accumulated_memory_stats"] = stats(alloc, *keys)
+        return steps
+
+    return attempt(run)
+
+
+@case(W, points=1, tasks=("4.1", "4.2", "4.3", "4.4"))
+def task_4_3_the_oversize_walk_frees_blocks_of_exactly_max_split_size(lib: Any) -> Any:
+    """``max_split_size_mb:128`` on a 300 MiB device caching two free 128 MiB blocks: a
+    200 MiB request finds no cached block that covers it, so the miss path frees the largest
+    oversize blocks until they cover it; a block of exactly 128 MiB is oversize, so both go
+    and the request succeeds with no retry and no sync. Truth:
+    ``release_available_cached_blocks`` in ``c10/cuda/CUDACachingAllocator.cpp``: ``while
+    ((totalReleased < key.size) && ((*it)->size >= max_split_size()) && ((*it)->stream ==
+    p.stream()))`` (``>=``). An H200 with torch 2.11 does the same (its device a memory
+    fraction of 300 MiB)."""
+
+    def run() -> Any:
+        alloc = make(lib, capacity=300 * MiB, settings="max_split_size_mb:128")
+        blocks = [alloc.malloc(128 * MiB), alloc.malloc(128 * MiB)]
+        for blk in blocks:
+            alloc.free(blk)
+        got = alloc.malloc(200 * MiB)
+        return {
+            "size": int(got.size),
+            "segments": segments(alloc),
+            "counters": stats(alloc, *MISS_COUNTERS),
+        }
+
+    return attempt(run)
+
+
+@case(W, points=2, tasks=("4.1", "4.2", "4.3", "4.4"))
+def task_4_3_the_oversize_release_keeps_to_the_request_stream(lib: Any) -> Any:
+    """``max_split_size_mb:128`` on a 300 MiB device: the miss path's first release frees only
+    cached oversize blocks of the request's own stream. (a) A 130 MiB block cached on each of
+    streams 0 and 1, and 200 MiB asked on stream 1: the walk frees stream 1's block, stops at
+    stream 0's, and falls short, so the whole cache is freed (a sync) and the request retried.
+    (b) A 200 MiB block cached on stream 1 and 150 MiB asked on stream 0: the search lands on
+    stream 1's block, which it may not free, so again the full release and a retry. Truth:
+    ``release_available_cached_blocks`` in ``c10/cuda/CUDACachingAllocator.cpp``: ``if (it ==
+    pool.blocks.end() || (*it)->stream != p.stream())`` frees no single block, and the walk
+    back stops at ``(*it)->stream != p.stream()``; blocks are ordered by stream first
+    (``BlockComparatorSize``), the default stream (0) before the others. An H200 with torch
+    2.11 does the same (stream 0 its default stream, 1 a new one; its device a memory fraction
+    of 300 MiB)."""
+
+    def run(cached: list[tuple[int, int]], size: int, stream: int) -> Any:
+        alloc = make(lib, capacity=300 * MiB, settings="max_split_size_mb:128")
+        blocks = [alloc.malloc(n, s) for n, s in cached]
+        for blk in blocks:
+            alloc.free(blk)
+        got = alloc.malloc(size, stream)
+        return {
+            "size": int(got.size),
+            "segments": segments(alloc),
+            "counters": stats(alloc, *MISS_COUNTERS),
+        }
+
+    return {
+        "(a) 130 MiB on streams 0 and 1, 200 MiB on stream 1": attempt(
+            lambda: run([(130 * MiB, 0), (130 * MiB, 1)], 200 * MiB, 1)
+        ),
+        "(b) 200 MiB on stream 1, 150 MiB on stream 0": attempt(
+            lambda: run([(200 * MiB, 1)], 150 * MiB, 0)
+        ),
+    }
+
+
+@case(W, points=1, tasks=("4.1", "4.2", "4.3", "4.4"))
+def task_4_3_each_pool_keeps_its_own_garbage_collection_clock(lib: Any) -> Any:
+    """``garbage_collection_threshold:0.5``, a 200 MiB device at fraction 0.5 (threshold
+    50 MiB). Two 30 MiB blocks on streams 1 and 2 are freed with two small requests between
+    the frees; then 30 MiB on stream 3 misses with 62 MiB reserved. The small requests search
+    the SMALL pool, whose clock is its own, so both large blocks have sat through the same
+    number of large-pool searches: equally old, both at the average age, both freed. Truth:
+    ``get_free_block`` in ``c10/cuda/CUDACachingAllocator.cpp``
+    (``++pool.get_free_blocks_call_count`` on the pool searched), ``Block::gc_count``
+    (``pool->get_free_blocks_call_count - gc_count_base``, the block's own pool) and
+    ``garbage_collect_cached_blocks``. An H200 with torch 2.11 frees both too."""
+    steps = [
+        ("malloc", 1000, 0),
+        ("malloc", 30 * MiB, 1),
+        ("malloc", 30 * MiB, 2),
+        ("free", 1, 0),
+        ("malloc", 1000, 0),
+        ("malloc", 1000, 0),
+        ("free", 2, 0),
+        ("malloc", 30 * MiB, 3),
+    ]
+    return attempt(lambda: _gc_run(lib, 0.5, steps))
+
+
+@case(W, points=1, tasks=("4.1", "4.2", "4.3", "4.4"))
+def task_4_3_garbage_collection_repeats_until_enough_is_freed(lib: Any) -> Any:
+    """``garbage_collection_threshold:0.5``, a 200 MiB device at fraction 0.5 (threshold
+    50 MiB), 80 MiB reserved in two cached blocks: 20 MiB (older) and 60 MiB (younger: reused
+    once). A 40 MiB request on another stream misses and must reclaim 30 MiB: the first pass
+    frees only the blocks at least as old as the average (the 20 MiB one), which is not
+    enough, so the collection goes round again with the average of what is left and frees the
+    60 MiB block too. Truth: ``garbage_collect_cached_blocks`` in
+    ``c10/cuda/CUDACachingAllocator.cpp``: ``while (gc_reclaimed < target_size && block_freed
+    == true && freeable_block_count > 0)``, each pass with ``age_threshold = total_age /
+    freeable_block_count``. An H200 with torch 2.11 frees both too."""
+    steps = [
+        ("malloc", 20 * MiB, 1),
+        ("malloc", 60 * MiB, 2),
+        ("free", 0, 0),
+        ("free", 1, 0),
+        ("malloc", 60 * MiB, 2),
+        ("free", 2, 0),
+        ("malloc", 40 * MiB, 3),
+    ]
+    return attempt(lambda: _gc_run(lib, 0.5, steps))

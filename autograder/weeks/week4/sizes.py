@@ -75,6 +75,21 @@ def task_4_1_divisions_after_the_last_range(lib: Any) -> Any:
 
 
 @case(W, points=1, tasks="4.1")
+def task_4_1_a_size_on_a_division_step_stays(lib: Any) -> Any:
+    """With ``roundup_power2_divisions:4`` a request that is already on one of the 4 steps
+    between two powers of two keeps its size: 1.25 MiB stays 1.25 MiB (not 1.5 MiB), 2560 bytes
+    (2 KiB + 512, a step of [2 KiB, 4 KiB)) stays 2560; one byte more goes to the next step.
+    Truth: ``roundup_power2_next_division`` in ``c10/cuda/CUDACachingAllocator.cpp``:
+    ``round_size_floor = size & (~(power2_divison - 1)); return (round_size_floor == size) ?
+    size : round_size_floor + power2_divison;`` (on an H200, torch 2.11 hands tensors of
+    these byte sizes blocks of these sizes under this setting)."""
+    config = lib.AllocatorConfig.parse("roundup_power2_divisions:4")
+    sizes = [2560, 2561, 3072, 5 * MiB // 4, 5 * MiB // 4 + 1, 3 * MiB // 2, 7 * MiB // 4]
+    sizes += [3 * MiB, 640 * MiB]
+    return {str(s): attempt(lambda s=s: int(lib.round_size(s, config))) for s in sizes}
+
+
+@case(W, points=1, tasks="4.1")
 def task_4_1_small_or_large(lib: Any) -> Any:
     """A request is for the small pool when its ROUNDED size is at most 1 MiB (kSmallSize)."""
     return {

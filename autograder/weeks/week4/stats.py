@@ -281,3 +281,27 @@ def task_4_4_resets_cover_the_oversize_stats(lib: Any) -> Any:
         return steps
 
     return attempt(run)
+
+
+@case(W, points=1, tasks=("4.1", "4.2", "4.4"))
+def task_4_4_an_oversize_allocation_is_judged_by_its_block(lib: Any) -> Any:
+    """With ``max_split_size_mb:128`` a 127 MiB request is below max_split_size, but it is
+    served by a new 128 MiB segment (127 MiB rounded up to 2 MiB) that is not split (only
+    1 MiB would be left): the block handed out is 128 MiB, so it counts as an oversize
+    allocation, and its free takes the count back to 0. Truth: ``alloc_found_block``
+    (``if (block->size >= max_split_size()) increase_stat(stats.oversize_allocations, 1)``)
+    and ``free`` (``if (block->size >= max_split_size()) decrease_stat(...)``) in
+    ``c10/cuda/CUDACachingAllocator.cpp``: the block's size, not the request's (an H200 with
+    torch 2.11 counts the same)."""
+    keys = [f"oversize_allocations.{k}" for k in ("current", "peak", "allocated", "freed")]
+    keys += ["oversize_segments.current"]
+
+    def run() -> Any:
+        alloc = make(lib, settings="max_split_size_mb:128")
+        block = alloc.malloc(127 * MiB)
+        steps = {"size": int(block.size), "allocated": stats(alloc, *keys)}
+        alloc.free(block)
+        steps["freed"] = stats(alloc, *keys)
+        return steps
+
+    return attempt(run)

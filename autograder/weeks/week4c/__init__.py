@@ -101,6 +101,22 @@ TASKS: dict[str, tuple[str, ...]] = {
     "hidden_random_programs_with_divisions": ("4.6", "4.7", "4.9"),
     "hidden_random_programs_on_a_small_device": ("4.6", "4.7", "4.9"),
     "hidden_variants_on_the_wide_trace_twice": ("4.6", "4.7", "4.9"),
+    "task_4_1_a_size_on_a_division_step_stays": ("4.6",),
+    "task_4_2_a_32_byte_chip_rounds_to_32_bytes": ("4.6", "4.7"),
+    "task_4_2_a_waste_of_exactly_max_non_split_rounding_is_refused": ("4.6", "4.7"),
+    "task_4_2_freeing_a_block_twice_is_a_runtime_error": ("4.6", "4.7"),
+    "task_4_4_an_oversize_allocation_is_judged_by_its_block": ("4.6", "4.7", "4.9"),
+    "task_4_3_a_segment_may_reach_the_memory_fraction_exactly": ("4.6", "4.7", "4.8"),
+    "task_4_3_out_of_memory_errors_are_counted": ("4.6", "4.7", "4.8", "4.9"),
+    "task_4_3_the_oversize_walk_frees_blocks_of_exactly_max_split_size": (
+        "4.6",
+        "4.7",
+        "4.8",
+        "4.9",
+    ),
+    "task_4_3_the_oversize_release_keeps_to_the_request_stream": ("4.6", "4.7", "4.8", "4.9"),
+    "task_4_3_each_pool_keeps_its_own_garbage_collection_clock": ("4.6", "4.7", "4.8", "4.9"),
+    "task_4_3_garbage_collection_repeats_until_enough_is_freed": ("4.6", "4.7", "4.8", "4.9"),
 }
 
 
