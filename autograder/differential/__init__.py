@@ -112,10 +112,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--impl", help="a folder or file holding the engine (default: this lab)")
     parser.add_argument("--show", type=int, default=5, help="differences to print in full")
+    parser.add_argument(
+        "--broken", action="store_true", help="break the engine first (BREAK): is the run blind?"
+    )
     args = parser.parse_args(argv)
     week = get_week(args.week)  # the front door: a name from the command line
+    engine = load_engine(week, args.impl)
+    undo = generator(week).BREAK(engine) if args.broken else None  # kept: it holds the break
     start = time.perf_counter()
-    found = run(week, args.n, args.seed, load_engine(week, args.impl))
+    found = run(week, args.n, args.seed, engine)
     seconds = time.perf_counter() - start
     wrong = [d for d in found if not d.refused]
     for d in wrong[: args.show]:
@@ -127,6 +132,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{week.name}: {len(wrong)} of {args.n} programs differ, "
         f"{len(found) - len(wrong)} refused ({seconds:.1f} s)"
     )
+    del undo
     return 1 if wrong else 0
 
 

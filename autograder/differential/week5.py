@@ -641,11 +641,11 @@ def describe(program: dict[str, Any]) -> str:
 
 
 def BREAK(module: Any) -> Any:  # noqa: N802 - the name the test looks for
-    """A relu on the device that clamps at -1, not 0, registered over the lab's kernel for
-    PrivateUse1 once the device is set up; returns the function that takes it away again."""
+    """A device neg that doubles instead (neg has no lab kernel, so this Python kernel for
+    PrivateUse1 stands before the fallback); returns the function that takes it away again."""
     import torch
 
     module.setup()
     lib = torch.library.Library("aten", "IMPL")
-    lib.impl("relu", lambda x: torch.clamp_min(x.cpu(), -1).to(x.device), "PrivateUse1")
+    lib.impl("neg", lambda x: (x.cpu() * 2).to(x.device), "PrivateUse1")
     return lib._destroy
