@@ -15,5 +15,6 @@ way. Operators are registered in a namespace of the case's own and unregistered 
 # isort: off
 # Imported in this order, so cases are listed task by task.
 from autograder.weeks.week2 import keys, keysets, table, calls  # noqa: F401
+from autograder.weeks.week2 import programs  # noqa: F401
 
 # isort: on
