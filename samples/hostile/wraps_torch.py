@@ -43,7 +43,14 @@ class Tensor:
 
     def __getattr__(self, name):
         attr = getattr(self._t, name)
-        return _call(attr) if callable(attr) else _wrap(attr)
+        if not callable(attr):
+            return _wrap(attr)
+
+        def method(*a, **k):
+            out = attr(*_unwrap(a), **_unwrap(k))
+            return self if out is self._t else _wrap(out)  # x.add_(1) is x, as in torch
+
+        return method
 
     def contiguous(self):  # torch returns the very same tensor when it already is
         t = self._t.contiguous()
