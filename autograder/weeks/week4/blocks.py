@@ -285,3 +285,34 @@ def task_4_2_a_32_byte_chip_rounds_to_32_bytes(lib: Any) -> Any:
         return {"sizes": [int(b.size) for b in blocks], "segments": segments(alloc)}
 
     return attempt(run)
+
+
+@case(W, points=1, tasks=("4.1", "4.2"))
+def task_4_2_the_split_rule_reads_the_rounded_size(lib: Any) -> Any:
+    """``should_split`` is asked about the ROUNDED request, not the bytes asked for. 19 MiB -
+    100 bytes rounds to 19 MiB and takes a 20 MiB segment: exactly 1 MiB would be left, not
+    more, so the block is not split (the 100 bytes do not count). 18 MiB + 1 rounds to 18 MiB
+    + 512 and leaves more than 1 MiB: split. With ``max_split_size_mb:40`` and a cached 50 MiB
+    block, 40 MiB - 100 bytes rounds to 40 MiB, which is not below max_split_size: it takes the
+    block whole (10 MiB wasted, under the 20 MiB limit) without splitting it. Truth:
+    ``DeviceCachingAllocator::malloc`` in ``c10/cuda/CUDACachingAllocator.cpp``: ``bool
+    split_remainder = should_split(params.block, params.size());``, where ``params.size()`` is
+    ``round_size(orig_size)``, and ``should_split``: ``return (size < max_split_size()) &&
+    (remaining > kSmallSize);`` for the large pool. An H200 with torch 2.11 does the same."""
+
+    def fresh(n: int) -> Any:
+        alloc = make(lib)
+        block = alloc.malloc(n)
+        return {"size": int(block.size), "segments": segments(alloc)}
+
+    def cached(n: int) -> Any:
+        alloc = make(lib, settings="max_split_size_mb:40")
+        alloc.free(alloc.malloc(50 * MiB))
+        block = alloc.malloc(n)
+        return {"size": int(block.size), "segments": segments(alloc), "driver": _driver(alloc)}
+
+    return {
+        "19 MiB - 100": attempt(lambda: fresh(19 * MiB - 100)),
+        "18 MiB + 1": attempt(lambda: fresh(18 * MiB + 1)),
+        "40 MiB - 100 from a cached 50 MiB block": attempt(lambda: cached(40 * MiB - 100)),
+    }

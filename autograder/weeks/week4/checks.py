@@ -192,11 +192,12 @@ def _settings(out: dict[str, Any]) -> list[str]:
     import torch
 
     from autograder import pinning
+    from autograder.weeks.week4.sizes import BAD_VALUES
 
     ref = pinning.reference_module(WEEKS[W])
     problems = []
     try:
-        for text in SETTINGS_PROBES:
+        for text in SETTINGS_PROBES + BAD_VALUES:  # and every string a case refuses or accepts
             kinds = []
             for parse in (torch._C._accelerator_setAllocatorSettings, ref.AllocatorConfig.parse):
                 try:

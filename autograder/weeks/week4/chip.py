@@ -241,3 +241,76 @@ def task_4_5_replay_rules(lib: Any) -> Any:
         "zero-byte mallocs": attempt(lambda: _table(lib.replay(make(lib), zero))),
         "two streams": attempt(lambda: _table(lib.replay(make(lib), streams))),
     }
+
+
+SPLIT_STATS = tuple(
+    f"{name}.{pool}.current"
+    for name in ("inactive_split", "inactive_split_bytes")
+    for pool in ("all", "large_pool")
+)
+
+
+@case(W, points=1, tasks=("4.1", "4.2", "4.4", "4.5"))
+def task_4_5_expandable_segments_count_no_inactive_split(lib: Any) -> Any:
+    """With ``expandable_segments:True`` a 5 MiB request maps one 20 MiB page and is split
+    from it, leaving 15 MiB free behind it; a second 5 MiB request splits that free block
+    again, and the first is then freed. None of it counts in ``inactive_split`` or
+    ``inactive_split_bytes``: torch leaves the blocks of expandable segments out of those
+    statistics (their free pages can be unmapped, so they are not memory a split holds
+    hostage). Truth: ``alloc_found_block`` in ``c10/cuda/CUDACachingAllocator.cpp``: ``if
+    (already_split && !block->expandable_segment_)`` shrinks the stat and ``else if
+    (!block->expandable_segment_)`` starts a new inactive split; ``free_block`` updates them
+    only ``if (!block->expandable_segment_)``. An H200 with torch 2.11 counts none either."""
+
+    def run() -> Any:
+        alloc = make(lib, settings="expandable_segments:True")
+        first = alloc.malloc(5 * MiB)
+        steps = {"5 MiB": stats(alloc, *SPLIT_STATS)}
+        alloc.malloc(5 * MiB)
+        steps["another 5 MiB"] = stats(alloc, *SPLIT_STATS)
+        alloc.free(first)
+        steps["the first freed"] = stats(alloc, *SPLIT_STATS)
+        return steps | {"segments": segments(alloc)}
+
+    return attempt(run)
+
+
+@case(W, points=1, tasks=("4.1", "4.2", "4.3", "4.4", "4.5"))
+def task_4_5_a_fully_unmapped_expandable_segment_is_released(lib: Any) -> Any:
+    """With ``expandable_segments:True``: a 5 MiB block freed, then ``empty_cache`` unmaps the
+    segment's only page, so the segment holds nothing and is released, its address range
+    given back (cuMemAddressFree). The next 5 MiB request makes a NEW expandable segment,
+    reserving address space again: two reservations in all (counted at the simulated
+    driver's ``reserve_address_space``, cuMemAddressReserve). Truth: ``release_blocks`` in
+    ``c10/cuda/CUDACachingAllocator.cpp``: ``unmap_block(block, context); if (!block->prev &&
+    !block->next) { release_expandable_segment(block); }``, which erases the segment from
+    ``expandable_segments_`` and deletes it (``~ExpandableSegment`` calls
+    ``cuMemAddressFree_``); ``try_allocate_expandable_block`` then finds no segment for the
+    stream and constructs one (``cuMemAddressReserve_``). On an H200 with torch 2.11 the
+    segments and statistics are these; its driver happened to hand the new reservation the old
+    address, so the reservations are counted, not the address compared."""
+
+    def run() -> Any:
+        device = lib.Device(DEFAULT_CAPACITY)
+        reserved: list[int] = []
+        reserve = device.reserve_address_space
+
+        def counted(nbytes: int) -> int:
+            reserved.append(nbytes)
+            return reserve(nbytes)
+
+        device.reserve_address_space = counted
+        alloc = lib.CachingAllocator(device, lib.AllocatorConfig.parse("expandable_segments:True"))
+        alloc.free(alloc.malloc(5 * MiB))
+        alloc.empty_cache()
+        steps = {"emptied": {"reservations": len(reserved), "segments": segments(alloc)}}
+        block = alloc.malloc(5 * MiB)
+        steps["5 MiB again"] = {
+            "reservations": len(reserved),
+            "size": int(block.size),
+            "segments": segments(alloc),
+            "stats": stats(alloc, *EXPANDABLE_STATS),
+        }
+        return steps
+
+    return attempt(run)

@@ -615,3 +615,88 @@ def task_4_3_garbage_collection_repeats_until_enough_is_freed(lib: Any) -> Any:
         ("malloc", 40 * MiB, 3),
     ]
     return attempt(lambda: _gc_run(lib, 0.5, steps))
+
+
+@case(W, points=1, tasks=("4.1", "4.2", "4.3", "4.4"))
+def task_4_3_a_retry_the_memory_fraction_refuses_still_counts(lib: Any) -> Any:
+    """A 1 GiB device at ``set_memory_fraction(0.5)`` (512 MiB allowed) and 600 MiB asked:
+    the first try, the cache release (a sync) and the retry are all refused by the fraction,
+    never by the driver, and the request is an out-of-memory error. The retry counts in
+    ``num_alloc_retries`` all the same: it is counted when it is tried, before the fraction
+    check. Truth: ``DeviceCachingAllocator::alloc_block`` in
+    ``c10/cuda/CUDACachingAllocator.cpp``: ``if (isRetry) { stats.num_alloc_retries += 1; }``
+    comes first, then ``if (set_fraction && total_allocated_memory + size >
+    allowed_memory_maximum) { p.err = cudaErrorMemoryAllocation; return false; }``. An H200
+    with torch 2.11 counts the same (its memory fraction allowing exactly 512 MiB)."""
+
+    def run() -> Any:
+        alloc = make(lib, capacity=1024 * MiB)
+        alloc.set_memory_fraction(0.5)
+        try:
+            alloc.malloc(600 * MiB)
+            raised = None
+        except NotImplementedError:
+            raise  # an exercise not written yet
+        except RuntimeError as exc:
+            raised = type(exc).__name__
+        return {"raised": raised, "counters": stats(alloc, *MISS_COUNTERS), "held": _held(alloc)}
+
+    return attempt(run)
+
+
+@case(W, points=1, tasks=("4.1", "4.2", "4.3", "4.4"))
+def task_4_3_the_oversize_walk_stops_at_a_block_below_max_split_size(lib: Any) -> Any:
+    """``max_split_size_mb:100`` on a 1 GiB device: 560 MiB live, and free cached segments of
+    150, 98 and 96 MiB; 300 MiB asked. No cached block covers it and the driver has no room,
+    so the first release walks down from the largest cached block: it frees the 150 MiB
+    oversize block, then stops at the 98 MiB one, which is below max_split_size and so no
+    candidate, short of 300 MiB. Only the full release (a sync) frees the other two, and the
+    retry succeeds. Truth: ``release_available_cached_blocks`` in
+    ``c10/cuda/CUDACachingAllocator.cpp``: ``while ((totalReleased < key.size) &&
+    ((*it)->size >= max_split_size()) && ((*it)->stream == p.stream()))``, then ``if
+    (totalReleased < key.size) return false;``, so ``malloc`` goes on to
+    ``release_cached_blocks`` and ``alloc_block(params, true, ...)``. An H200 with torch 2.11
+    does the same (its memory fraction allowing exactly 1 GiB)."""
+
+    def run() -> Any:
+        alloc = make(lib, capacity=1024 * MiB, settings="max_split_size_mb:100")
+        blocks = [alloc.malloc(n * MiB) for n in (150, 98, 96, 560)]
+        for blk in blocks[:3]:
+            alloc.free(blk)
+        got = alloc.malloc(300 * MiB)
+        return {
+            "size": int(got.size),
+            "segments": segments(alloc),
+            "counters": stats(alloc, *MISS_COUNTERS),
+        }
+
+    return attempt(run)
+
+
+@case(W, points=1, tasks=("4.1", "4.2", "4.3", "4.4"))
+def task_4_3_garbage_collection_leaves_split_blocks(lib: Any) -> Any:
+    """``garbage_collection_threshold:0.3`` on a 1 GiB device at fraction 1.0: live blocks of
+    30 MiB and 5 MiB, a free 300 MiB segment, and free blocks of 5 MiB and 10 MiB inside the
+    20 MiB segment the 5 MiB blocks share (split: its other block is live). 400 MiB asked:
+    reserved memory (350 MiB) is past the threshold, so the collection frees old cached
+    blocks, but only the unsplit 300 MiB segment; the free pieces of the split segment stay
+    (a part of a segment cannot go back to the driver). Truth:
+    ``garbage_collect_cached_blocks`` in ``c10/cuda/CUDACachingAllocator.cpp``: both the age
+    count and the freeing loop take only ``if (!block->is_split() ...)`` blocks (then
+    ``release_block(block, context)``). An H200 with torch 2.11 does the same (its memory
+    fraction allowing exactly 1 GiB)."""
+
+    def run() -> Any:
+        alloc = make(lib, capacity=1024 * MiB, settings="garbage_collection_threshold:0.3")
+        alloc.set_memory_fraction(1.0)
+        big, _, first, _ = (alloc.malloc(n * MiB) for n in (300, 30, 5, 5))
+        alloc.free(first)
+        alloc.free(big)
+        got = alloc.malloc(400 * MiB)
+        return {
+            "size": int(got.size),
+            "segments": segments(alloc),
+            "counters": stats(alloc, *MISS_COUNTERS, "reserved_bytes.all.current"),
+        }
+
+    return attempt(run)

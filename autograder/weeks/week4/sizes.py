@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from autograder.cases import case, property_case
+from autograder.observe import error_kind
 from autograder.weeks.week4.common import MiB, W, attempt
 
 SIZES = [1, 511, 512, 513, 1000, 4096, 65536 + 1, MiB - 1, MiB, MiB + 1, 3 * MiB + 5, 10 * MiB]
@@ -229,3 +230,72 @@ def task_4_1_gc_threshold_is_strictly_between_0_and_1(lib: Any) -> Any:
         text = f"garbage_collection_threshold:{value}"
         out[text] = attempt(lambda t=text: parse(t))
     return out
+
+
+@case(W, points=1, tasks="4.1")
+def task_4_1_sizes_below_1_mib_use_the_first_interval(lib: Any) -> Any:
+    """A request below 1 MiB takes the divisions of the FIRST interval, [1 MiB, 2 MiB): with
+    ``[1:4,>:1]`` a 600 KiB request gets 4 divisions (640 KiB), and with
+    ``[256:1,512:2,1024:4,>:8]`` it gets 1 (614400 bytes, the next multiple of 512), never the
+    last interval's 8. Truth: ``AcceleratorAllocatorConfig::roundup_power2_divisions`` in
+    ``c10/core/AllocatorConfig.cpp``: ``size_t index = (log_size > interval_start) ?
+    (log_size - interval_start) : 0ul;`` then ``std::min(index, kRoundUpPowerOfTwoIntervals -
+    1)`` (unsigned: an index below the first interval is clamped to 0), read by ``round_size``
+    in ``c10/cuda/CUDACachingAllocator.cpp``. An H200 with torch 2.11 hands tensors of these
+    byte sizes blocks of these sizes under these settings."""
+    sizes = [5000, 100 * 1024 + 1, 300 * 1024, 600 * 1024, MiB - 1, int(1.1 * MiB)]
+    out = {}
+    for text in (
+        "roundup_power2_divisions:[1:4,>:1]",
+        "roundup_power2_divisions:[256:1,512:2,1024:4,>:8]",
+    ):
+        config = lib.AllocatorConfig.parse(text)
+        out[text] = {
+            str(s): attempt(lambda s=s, c=config: int(lib.round_size(s, c))) for s in sizes
+        }
+    return out
+
+
+# Settings torch 2.13's own parser refuses with ValueError, or accepts: each is also in
+# checks.SETTINGS_PROBES, so nothing is pinned while the reference answers one differently.
+BAD_VALUES = [
+    "max_split_size_mb:19",
+    "max_split_size_mb:20",
+    "max_non_split_rounding_mb:19",
+    "expandable_segments:true",
+    "expandable_segments:false",
+    "expandable_segments:False",
+    "roundup_power2_divisions:0",
+    "roundup_power2_divisions:1",
+    "roundup_power2_divisions:[256:0,>:4]",
+    "roundup_power2_divisions:[300:2]",
+    "roundup_power2_divisions:[0:2]",
+    "roundup_power2_divisions:[1:2]",
+]
+
+
+@case(W, points=1, tasks="4.1")
+def task_4_1_a_bad_setting_is_a_value_error(lib: Any) -> Any:
+    """A bad value is refused with ValueError, not RuntimeError: megabytes below 20, a boolean
+    that is not exactly ``True`` or ``False`` (``true`` is refused), a single division count
+    that is not a power of two (0 included: only the list form may say 0, "disable"), and a
+    list interval that is not a power of two (300, or 0). Only the error's class is compared.
+    Truth: ``c10/core/AllocatorConfig.cpp``, whose checks are ``TORCH_CHECK_VALUE``:
+    ``parseMaxSplitSize`` / ``parseMaxNonSplitRoundingSize`` ("CachingAllocator option ...
+    too small, must be >= "), ``ConfigTokenizer::toBool`` ("Expected 'True' or 'False'"),
+    ``parseRoundUpPower2Divisions`` ("For roundups, the divisions has to be power of 2 ",
+    "the intervals have to be power of 2 "); torch 2.13's
+    ``torch._C._accelerator_setAllocatorSettings`` gives these very verdicts (checked when
+    the answers are pinned), and so does torch 2.11's CUDA build on an H200
+    (``torch.cuda.memory._set_allocator_settings``)."""
+
+    def verdict(text: str) -> str:
+        try:
+            lib.AllocatorConfig.parse(text)
+        except NotImplementedError:
+            raise  # an exercise not written yet, not a refusal
+        except Exception as exc:  # noqa: BLE001 - the error's class is what is observed
+            return error_kind(exc)
+        return "accepted"
+
+    return {text: attempt(lambda t=text: verdict(t)) for text in BAD_VALUES}

@@ -305,3 +305,22 @@ def task_4_4_an_oversize_allocation_is_judged_by_its_block(lib: Any) -> Any:
         return steps
 
     return attempt(run)
+
+
+@case(W, points=1, tasks=("4.1", "4.2", "4.4"))
+def task_4_4_memory_stats_keys_come_sorted(lib: Any) -> Any:
+    """``memory_stats()`` gives its keys in sorted order (``active.all.allocated`` first), so
+    that printing it or walking it lists the statistics alphabetically, as torch's does.
+    Truth: ``torch.cuda.memory_stats`` in ``torch/cuda/memory.py`` flattens
+    ``memory_stats_as_nested_dict()`` into ``(key, value)`` pairs, then ``result.sort()`` and
+    ``return collections.OrderedDict(result)`` (the C++ ``DeviceStats`` come from
+    ``c10/cuda/CUDACachingAllocator.cpp``'s ``getStats``). On an H200 torch 2.11's keys come
+    sorted too."""
+
+    def run() -> Any:
+        alloc = make(lib)
+        alloc.free(alloc.malloc(3 * MiB))
+        keys = list(alloc.memory_stats().keys())
+        return {"in sorted order": keys == sorted(keys), "keys": keys}
+
+    return attempt(run)

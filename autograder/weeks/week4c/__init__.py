@@ -38,6 +38,15 @@ LEFT_OUT = {
     "task_4_5_expandable_segments_map_and_unmap_pages": (
         "expandable segments: week 4's Task 4.5, Python only"
     ),
+    "task_4_1_a_bad_setting_is_a_value_error": (
+        "checks settings strings: week 4's Task 4.1, Python only"
+    ),
+    "task_4_5_expandable_segments_count_no_inactive_split": (
+        "expandable segments: week 4's Task 4.5, Python only"
+    ),
+    "task_4_5_a_fully_unmapped_expandable_segment_is_released": (
+        "expandable segments: week 4's Task 4.5, Python only"
+    ),
 }
 
 # The C++ tasks each case needs, measured by blanking one task at a time.
@@ -117,6 +126,17 @@ TASKS: dict[str, tuple[str, ...]] = {
     "task_4_3_the_oversize_release_keeps_to_the_request_stream": ("4.6", "4.7", "4.8", "4.9"),
     "task_4_3_each_pool_keeps_its_own_garbage_collection_clock": ("4.6", "4.7", "4.8", "4.9"),
     "task_4_3_garbage_collection_repeats_until_enough_is_freed": ("4.6", "4.7", "4.8", "4.9"),
+    "task_4_1_sizes_below_1_mib_use_the_first_interval": ("4.6",),
+    "task_4_2_the_split_rule_reads_the_rounded_size": ("4.6", "4.7"),
+    "task_4_3_a_retry_the_memory_fraction_refuses_still_counts": ("4.6", "4.7", "4.8", "4.9"),
+    "task_4_3_the_oversize_walk_stops_at_a_block_below_max_split_size": (
+        "4.6",
+        "4.7",
+        "4.8",
+        "4.9",
+    ),
+    "task_4_3_garbage_collection_leaves_split_blocks": ("4.6", "4.7", "4.8", "4.9"),
+    "task_4_4_memory_stats_keys_come_sorted": ("4.6", "4.7", "4.9"),
 }
 
 
