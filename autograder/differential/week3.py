@@ -8,6 +8,11 @@ results, on views, on leaves under ``no_grad``), hooks of every kind (tensor hoo
 (``no_grad``, ``enable_grad`` inside it, ``set_grad_enabled(False)``, ``inference_mode``),
 ``saved_tensors_hooks`` blocks, ``checkpoint`` (both variants), custom ``autograd.Function``s,
 and ``backward`` / ``autograd.grad`` with ``retain_graph``, ``create_graph`` and ``inputs``.
+Now and then a step is invalid on purpose (``INVALID``): shapes that do not broadcast (binary
+ops, ``where``, in-place ops), matrices that do not fit (``mm``, ``addmm``'s bias), dims and
+indices out of range, sizes ``expand`` refuses, ``t()`` of a 3-D tensor, and hooks that return
+a gradient of another size or dtype, the wrong number of them, or something else: torch raises,
+and the engine must raise the same kind naming the same numbers (the program ends there).
 
 What is observed is what a learner can see: after each step the new tensor's values, dtype,
 shape, ``requires_grad``, ``is_leaf``, ``grad_fn`` name and ``_version`` (or the error, by
@@ -49,7 +54,8 @@ EXCLUDED: dict[str, str] = {
     "retain_grad() on a custom Function's output other than the first": (
         "torch 2.13 bug: writing that output in place then fails an internal assert "
         "(`out != nullptr INTERNAL ASSERT FAILED at torch/csrc/autograd/variable.cpp:207`): "
-        "`a, b = TwoOut.apply(x); b.retain_grad(); b.add_(1)`. Never drawn"
+        "`a, b = TwoOut.apply(x); b.retain_grad(); b.add_(1)`; `backward(inputs=[b])` retains "
+        "b's grad too. Never drawn"
     ),
     "the version counter of a .grad, or of a tensor autograd.grad returned": (
         "whether AccumulateGrad stores the incoming gradient itself or a copy (copy_ bumps the "
@@ -88,6 +94,13 @@ BINARY = ("add", "sub", "mul", "div", "pow")
 FUNCTIONS = ("Square", "ScaledMul", "ExpOut", "TwoOut", "NonDiff", "NoMaterialize", "Passthrough")
 MODES = ("no_grad", "enable_grad", "set_grad_enabled", "inference_mode")
 PACKS = ("log", "box", "detach", "double")
+INVALID = 0.05  # how often a step that can be drawn invalid is (see the module docstring)
+BAD_RESULTS = {  # what a hook that returns a bad result returns (see _Run.do_hook)
+    "tensor": ("size", "dtype", "type"),
+    "pre": ("size", "dtype", "count", "type"),
+    "post": ("size", "dtype", "count", "type", "none"),
+    "post_acc": ("same", "new", "size"),
+}
 
 
 # === generation ===================================================================================
@@ -100,6 +113,13 @@ def _values(rng: random.Random, shape: list[int], dtype: str) -> Any:
             return rng.choice([-3, -2, -1, 1, 2, 3])
         return round(rng.choice([-1, 1]) * rng.uniform(0.2, 2.0), 2)
     return [_values(rng, shape[1:], dtype) for _ in range(shape[0])]
+
+
+def _bools(rng: random.Random, shape: list[int]) -> Any:
+    """A condition for ``where``: nested lists of bools."""
+    if not shape:
+        return rng.random() < 0.5
+    return [_bools(rng, shape[1:]) for _ in range(shape[0])]
 
 
 def _broadcast(a: list[int], b: list[int]) -> list[int] | None:
@@ -164,6 +184,31 @@ class _Gen:
     def _shape(self) -> list[int]:
         return list(self.rng.choice([(), (3,), (2,), (2, 3), (3, 2), (3, 1), (1, 3), (2, 1, 3)]))
 
+    def _invalid(self) -> bool:
+        return self.rng.random() < INVALID
+
+    def _misfit(self, shape: list[int]) -> list[int] | None:
+        """A shape that does not broadcast with ``shape``: one of its dims (not a 1) made
+        another size (not a 1), leading dims sometimes dropped; None if every dim is 1."""
+        rng = self.rng
+        dims = [i for i, d in enumerate(shape) if d != 1]
+        if not dims:
+            return None
+        i = rng.choice(dims)
+        out = list(shape)
+        out[i] = rng.choice([n for n in (2, 3, 4) if n != shape[i]])
+        return out[rng.randint(0, i) :]
+
+    def _too_big(self, shape: list[int]) -> list[int]:
+        """A shape that broadcasts with ``shape`` to a bigger one: an in-place op cannot write
+        that into a tensor of ``shape``."""
+        ones = [i for i, d in enumerate(shape) if d == 1]
+        if ones and self.rng.random() < 0.5:
+            out = list(shape)
+            out[self.rng.choice(ones)] = 3
+            return out
+        return [2, *shape]
+
     def leaf(self, shape: list[int] | None = None, dtype: str | None = None, rg=None) -> dict:
         rng = self.rng
         shape = self._shape() if shape is None else shape
@@ -197,6 +242,7 @@ class _Gen:
             "unary": 6,
             "scalar": 5,
             "binary": 6,
+            "where": 1,
             "reduce": 3,
             "view": 6,
             "to": 1,
@@ -261,19 +307,41 @@ class _Gen:
         sa = self.slots[a]
         b = self._pick(lambda s: _broadcast(s["shape"], sa["shape"]) is not None and s is not sa)
         pre = []
+        misfit = self._misfit(sa["shape"]) if self._invalid() else None
+        if b is None or rng.random() < 0.3 or misfit:
+            pre.append(self.leaf(misfit or self._partner_shape(sa["shape"])))
+            b = len(self.slots) - 1
+        sb = self.slots[b]
+        if rng.random() < 0.5:
+            a, b, sa, sb = b, a, sb, sa
+        fn = rng.choice(BINARY)
+        shape = _broadcast(sa["shape"], sb["shape"]) or sa["shape"]  # (None: torch raises)
+        dtype = _promote(sa, sb)
+        if fn == "div" and dtype == "int64":
+            dtype = "float32"
+        self._result(shape, dtype, a, b)
+        return [*pre, {"op": "binary", "fn": fn, "a": a, "b": b}]
+
+    def _where(self, depth: int) -> list[dict]:
+        """``lib.where(cond, a, b)`` with a condition of its own (made here, never a slot)."""
+        rng = self.rng
+        a = self._pick()
+        sa = self.slots[a]
+        b = self._pick(lambda s: _broadcast(s["shape"], sa["shape"]) is not None)
+        pre = []
         if b is None or rng.random() < 0.3:
             pre.append(self.leaf(self._partner_shape(sa["shape"])))
             b = len(self.slots) - 1
         sb = self.slots[b]
         if rng.random() < 0.5:
             a, b, sa, sb = b, a, sb, sa
-        fn = rng.choice(BINARY)
         shape = _broadcast(sa["shape"], sb["shape"])
-        dtype = _promote(sa, sb)
-        if fn == "div" and dtype == "int64":
-            dtype = "float32"
-        self._result(shape, dtype, a, b)
-        return [*pre, {"op": "binary", "fn": fn, "a": a, "b": b}]
+        cond = rng.choice([shape, sa["shape"], sb["shape"], self._partner_shape(shape)])
+        if self._invalid():
+            cond = self._misfit(shape) or cond
+        out = _broadcast(cond, shape) or shape  # (None: torch raises)
+        self._result(out, _promote(sa, sb), a, b)
+        return [*pre, {"op": "where", "cond": _bools(rng, cond), "a": a, "b": b}]
 
     def _reduce(self, depth: int) -> list[dict]:
         rng = self.rng
@@ -282,10 +350,13 @@ class _Gen:
         fn = rng.choice(("sum", "mean"))
         dim = None
         keepdim = False
-        if s["shape"] and rng.random() < 0.6:
-            dim = rng.randrange(-len(s["shape"]), len(s["shape"]))
+        nd = max(len(s["shape"]), 1)  # a 0-dim tensor takes dim 0 and -1
+        if rng.random() < (0.6 if s["shape"] else 0.15):
+            dim = rng.randrange(-nd, nd)
             keepdim = rng.random() < 0.4
-        if dim is None:
+        if self._invalid():
+            dim = rng.choice([nd, -nd - 1])  # out of range: IndexError
+        if dim is None or not s["shape"] or not -nd <= dim < nd:
             shape = []
         else:
             shape = list(s["shape"])
@@ -301,6 +372,8 @@ class _Gen:
         a = self._pick()
         s = self.slots[a]
         shape = s["shape"]
+        if self._invalid():
+            return self._bad_view(a)
         options = ["reshape", "view", "expand"]
         if len(shape) <= 2:
             options.append("t")
@@ -351,6 +424,39 @@ class _Gen:
             self.slots[-1]["inf"] = True
         return [step]
 
+    def _bad_view(self, a: int) -> list[dict]:
+        """A view torch refuses: ``t()`` of more than 2 dims, a dim or an index out of range,
+        sizes ``expand`` or ``reshape`` cannot take."""
+        rng = self.rng
+        s = self.slots[a]
+        shape, nd = s["shape"], len(s["shape"])
+        n = 1
+        for d in shape:
+            n *= d
+        step: dict[str, Any] = {"op": "view", "a": a}
+        options = ["transpose", "reshape"] + (["t"] if nd > 2 else [])
+        if nd:
+            options += ["select", "expand", "expand"]
+        fn = rng.choice(options)
+        step["fn"] = fn
+        if fn == "transpose":
+            bad = rng.choice([max(nd, 1), -max(nd, 1) - 1])
+            step["dims"] = rng.sample([0, bad], 2)
+        elif fn == "reshape":
+            step["fn"] = rng.choice(["reshape", "view"])
+            step["shape"] = [n + 1]
+        elif fn == "select":
+            dim = rng.randrange(nd)
+            step.update(dim=dim, index=rng.choice([shape[dim], -shape[dim] - 1]))
+        elif fn == "expand":  # too few sizes, -1 for a new dim, or a size that does not fit
+            misfit = self._misfit(shape)
+            step["shape"] = rng.choice(
+                [shape[1:], [-1, *shape]]
+                + ([[3 if d == 1 else d for d in misfit]] if misfit else [])
+            )
+        self._result(shape, s["dtype"], a, view_of=a)  # (torch raises: the program ends)
+        return [step]
+
     def _to(self, depth: int) -> list[dict]:
         a = self._pick()
         dtype = self.rng.choice(FLOATS)
@@ -371,11 +477,12 @@ class _Gen:
         m, k = self.slots[a]["shape"]
         n = rng.choice([1, 2, 3])
         same = self.slots[a]["dtype"] if rng.random() < 0.85 else None
-        pre.append(self.leaf([k, n], same))
+        pre.append(self.leaf([k + 1 if self._invalid() else k, n], same))  # (k + 1: no fit)
         b = len(self.slots) - 1
         dtype = _promote(self.slots[a], self.slots[b])
         if rng.random() < 0.4:
-            pre.append(self.leaf(rng.choice([[n], [m, n], [1, n]]), same))
+            biases = [[m + 1, n], [n + 1], [1, m, n]] if self._invalid() else [[n], [m, n], [1, n]]
+            pre.append(self.leaf(rng.choice(biases), same))
             bias = len(self.slots) - 1
             self._result([m, n], dtype, bias, a, b)
             return [*pre, {"op": "addmm", "bias": bias, "a": a, "b": b}]
@@ -447,8 +554,11 @@ class _Gen:
                 b = self._pick(
                     lambda t: t is not s and _broadcast(t["shape"], s["shape"]) == s["shape"]
                 )
-                if b is None or rng.random() < 0.4:
-                    pre.append(self.leaf(self._partner_shape(s["shape"])))
+                bad = None
+                if self._invalid():  # other does not broadcast, or broadcasts past self's shape
+                    bad = rng.choice([self._misfit(s["shape"]), self._too_big(s["shape"])])
+                if b is None or rng.random() < 0.4 or bad:
+                    pre.append(self.leaf(bad or self._partner_shape(s["shape"])))
                     b = len(self.slots) - 1
                 step["b"] = b
                 other = b
@@ -474,6 +584,8 @@ class _Gen:
         step: dict[str, Any] = {"op": "hook", "kind": kind, "a": a}
         if kind in ("tensor", "pre", "post"):
             step["scale"] = rng.choice([None, None, 2, 0.5])
+        if kind in BAD_RESULTS and rng.random() < 3 * INVALID:
+            step["bad"] = rng.choice(BAD_RESULTS[kind])
         if rng.random() < 0.15:
             step["remove"] = True
         return [step]
@@ -574,8 +686,13 @@ class _Gen:
             step["gradient"] = _values(rng, s["shape"], s["dtype"])
         step["retain_graph"] = rng.choice([None, None, True, False])
         step["create_graph"] = rng.random() < 0.2 and not self.view_written
-        if rng.random() < 0.25:
-            ins = [i for i, s in enumerate(self.slots) if s["rg"] and not s["inf"]]
+        # inputs= retains a non-leaf's grad: never a Function's second output (see EXCLUDED)
+        ins = [
+            i
+            for i, s in enumerate(self.slots)
+            if s["rg"] and not s["inf"] and not (s.get("output_nr") and not s["leaf"])
+        ]
+        if ins and rng.random() < 0.25:
             step["inputs"] = rng.sample(ins, rng.randint(1, min(2, len(ins))))
         if step["create_graph"]:
             for s in self.slots:
@@ -957,24 +1074,31 @@ class _Run:
 
     def do_hook(self, s: dict) -> Any:
         t, kind, label = self.T[s["a"]], s["kind"], f"{s['kind']}:t{s['a']}"
-        scale = s.get("scale")
+        scale, bad = s.get("scale"), s.get("bad")
         log = self.log
 
         def tensor_hook(g: Any) -> Any:
             log.append([label, _plain(g)])
+            if bad:
+                return _bad_result(bad, g)
             return None if scale is None else g * scale
 
-        def post_acc(p: Any) -> None:
+        def post_acc(p: Any) -> Any:
             log.append([label, _plain(p.grad)])
+            return _bad_result(bad, p) if bad else None
 
         def pre(grad_outputs: Any) -> Any:
             log.append([label, [None if g is None else _plain(g) for g in grad_outputs]])
+            if bad:
+                return _bad_results(bad, grad_outputs, grad_outputs)
             if scale is None:
                 return None
             return tuple(None if g is None else g * scale for g in grad_outputs)
 
         def post(grad_inputs: Any, grad_outputs: Any) -> Any:
             log.append([label, [g is None for g in grad_inputs]])
+            if bad:
+                return _bad_results(bad, grad_inputs, grad_outputs)
             if scale is None:
                 return None
             return tuple(None if g is None else g * scale for g in grad_inputs)
@@ -994,6 +1118,11 @@ class _Run:
         if s.get("remove"):
             handle.remove()
         return {"registered": kind}
+
+    def do_where(self, s: dict) -> Any:
+        lib = self.lib
+        cond = lib.tensor(s["cond"], dtype=lib.bool)
+        return self.add(lib.where(cond, self.T[s["a"]], self.T[s["b"]]))
 
     def do_function(self, s: dict) -> Any:
         fn = self.fns[s["kind"]]
@@ -1090,6 +1219,31 @@ class _Run:
         return [self.add(g) for g in gs]
 
 
+def _bad_result(bad: str, g: Any) -> Any:
+    """What a hook that does not fit returns in place of the tensor ``g`` (torch checks it:
+    torch/csrc/autograd/python_hook.cpp, check_single_result)."""
+    if bad == "size":
+        return g.detach().reshape(1, -1)
+    if bad == "dtype":
+        return g.double() if dtype_name(g) == "float32" else g.float()
+    if bad == "new":
+        return g.detach()
+    return g if bad == "same" else 1.5  # "type": not a tensor
+
+
+def _bad_results(bad: str, grads: tuple, others: tuple) -> Any:
+    """What a node hook that does not fit returns in place of ``grads`` (check_result): one
+    more, a list, or each replaced (``none``: a tensor from ``others`` where there was None)."""
+    if bad == "count":
+        return (*grads, None)
+    if bad == "type":
+        return list(grads)
+    if bad == "none":
+        other = next((o for o in others if o is not None), None)
+        return tuple(other if g is None else g for g in grads)
+    return tuple(None if g is None else _bad_result(bad, g) for g in grads)
+
+
 class _Nested:
     """``with no_grad(): with enable_grad():`` as one context."""
 
@@ -1170,6 +1324,8 @@ def _describe(steps: list[dict], lines: list[str], indent: str, n: list[int], p:
         elif op == "binary":
             sym = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**"}[s["fn"]]
             lines.append(f"{indent}{new()} = {a} {sym} {p}{s['b']}")
+        elif op == "where":
+            lines.append(f"{indent}{new()} = lib.where(lib.tensor({s['cond']}), {a}, {p}{s['b']})")
         elif op == "reduce":
             args = "" if s["dim"] is None else f"{s['dim']}, keepdim={s['keepdim']}"
             lines.append(f"{indent}{new()} = {a}.{s['fn']}({args})")
@@ -1216,10 +1372,13 @@ def _describe(steps: list[dict], lines: list[str], indent: str, n: list[int], p:
         elif op == "hook":
             kind, scale = s["kind"], s.get("scale")
             ret = "None" if scale is None else f"g * {scale}"
+            if s.get("bad"):
+                ret = f"a bad result ({s['bad']}: see _bad_result)"
             call = {
                 "tensor": f"{a}.register_hook(lambda g: log(g) or {ret})",
                 "retain_grad": f"{a}.retain_grad()",
-                "post_acc": f"{a}.register_post_accumulate_grad_hook(lambda t: log(t.grad))",
+                "post_acc": f"{a}.register_post_accumulate_grad_hook(lambda t: log(t.grad)"
+                + (f" or {ret})" if s.get("bad") else ")"),
                 "pre": f"{a}.grad_fn.register_prehook(lambda gos: log(gos) or {ret} each)",
                 "post": f"{a}.grad_fn.register_hook(lambda gis, gos: log(gis) or {ret} each)",
             }[kind]
@@ -1280,9 +1439,9 @@ def _count(steps: list[dict], n: int) -> int:
     """How many slots there are after ``steps``, starting from ``n``."""
     for s in steps:
         op = s["op"]
-        if op in ("leaf", "unary", "scalar", "binary", "reduce", "view", "to", "mm", "addmm"):
+        if op in ("leaf", "unary", "scalar", "binary", "where", "reduce", "view", "to", "mm"):
             n += 1
-        elif op in ("detach", "checkpoint"):
+        elif op in ("addmm", "detach", "checkpoint"):
             n += 1
         elif op == "linear":
             n += 3 if s["bias"] else 2

@@ -523,10 +523,10 @@ class Tensor:
         return mean(self, dim, keepdim)
 
     def reshape(self, *shape: Any) -> Tensor:
-        return reshape(self, _shape_arg(shape))
+        return reshape(self, _shape_arg(shape, "reshape"))
 
     def view(self, *shape: Any) -> Tensor:
-        return view(self, _shape_arg(shape))
+        return view(self, _shape_arg(shape, "view"))
 
     def t(self) -> Tensor:
         return t(self)
@@ -535,7 +535,7 @@ class Tensor:
         return transpose(self, dim0, dim1)
 
     def expand(self, *sizes: Any) -> Tensor:
-        return expand(self, _shape_arg(sizes))
+        return expand(self, _shape_arg(sizes, "expand"))
 
     def __getitem__(self, key: Any) -> Tensor:
         return getitem(self, key)
@@ -575,17 +575,29 @@ class Tensor:
         backward((self,), grads, retain_graph, create_graph, inputs)
 
     def register_hook(self, hook: Callable) -> RemovableHandle:
-        return register_tensor_hook(self, hook)
+        return register_tensor_hook(self, _python_hook(hook))
 
     def register_post_accumulate_grad_hook(self, hook: Callable) -> RemovableHandle:
-        return register_post_accumulate_grad_hook(self, hook)
+        return register_post_accumulate_grad_hook(self, _python_hook(hook, returns_none=True))
 
     def retain_grad(self) -> None:
         retain_grad(self)
 
 
-def _shape_arg(shape: tuple) -> tuple[int, ...]:
-    """``reshape(2, 3)`` and ``reshape((2, 3))`` mean the same (torch's IntArrayRef parsing)."""
+# What Python's argument parser says to a method given no shape at all
+# (torch/csrc/utils/python_arg_parser.cpp).
+_NO_SHAPE = {
+    "reshape": 'reshape() missing 1 required positional arguments: "shape"',
+    "view": "view() received an invalid combination of arguments - got (), but expected one of:",
+    "expand": 'expand() missing 1 required positional arguments: "size"',
+}
+
+
+def _shape_arg(shape: tuple, method: str | None = None) -> tuple[int, ...]:
+    """``reshape(2, 3)`` and ``reshape((2, 3))`` mean the same (torch's IntArrayRef parsing);
+    a ``method`` given no shape raises the parser's TypeError."""
+    if not shape and method:
+        raise TypeError(_NO_SHAPE[method])
     if len(shape) == 1 and isinstance(shape[0], tuple | list):
         return tuple(shape[0])
     return tuple(shape)
@@ -670,6 +682,53 @@ def _add_hook(hooks: dict, fn: Callable) -> RemovableHandle:
     handle = RemovableHandle(hooks)
     hooks[handle.id] = fn
     return handle
+
+
+def _python_hook(fn: Callable, returns_none: builtins.bool = False) -> Callable:
+    """``fn`` called as torch's C++ side calls a Python hook (torch/csrc/autograd/python_hook.cpp:
+    _call_hooks): a result that is neither None nor the value itself (the first argument)
+    replaces that value, so it must fit it (``_check_hook_result``). A post-accumulate-grad
+    hook may replace nothing (PyFunctionTensorPostAccGradHooks: ``returns_none``)."""
+
+    @functools.wraps(fn)
+    def call(*args: Any) -> Any:
+        result = fn(*args)
+        if result is None or result is args[0]:
+            return result
+        _check_hook_result(args[0], result, getattr(fn, "__name__", "<unknown>"))
+        if returns_none:
+            raise RuntimeError("Tensor post accumulate grad hooks should return None.")
+        return result
+
+    return call
+
+
+def _check_hook_result(value: Any, result: Any, name: str) -> None:
+    """python_hook.cpp check_result: a tuple of gradients (a node hook's) for a tuple, as many,
+    each checked; check_single_result: None keeps a gradient, a tensor replaces one (not a
+    None) of the same dtype and size (check_variable_result)."""
+    if isinstance(value, tuple):
+        if not isinstance(result, tuple):
+            raise TypeError(f"expected tuple, but hook returned '{type(result).__name__}'")
+        if len(result) != len(value):
+            raise RuntimeError(
+                f"hook '{name}' has returned an incorrect number of values (got {len(result)}, "
+                f"but expected {len(value)})"
+            )
+        for v, r in zip(value, result, strict=True):
+            _check_hook_result(v, r, name)
+    elif result is not None:
+        if value is None:
+            raise RuntimeError("can't replace a None gradient with a non-None value")
+        if not isinstance(result, Tensor):
+            raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
+        if result.dtype is not value.dtype:
+            raise RuntimeError(
+                f"hook '{name}' has changed the type of value (was "
+                f"torch.{value.dtype.legacy_name}Tensor got torch.{result.dtype.legacy_name}Tensor)"
+            )
+        if result.shape != value.shape:
+            raise RuntimeError(f"hook '{name}' has changed the size of value")
 
 
 class Node:
@@ -777,11 +836,11 @@ class Node:
 
     def register_hook(self, fn: Callable) -> RemovableHandle:
         """fn(grad_inputs, grad_outputs) after the node ran; may return new grad_inputs."""
-        return _add_hook(self._post_hooks, fn)
+        return _add_hook(self._post_hooks, _python_hook(fn))
 
     def register_prehook(self, fn: Callable) -> RemovableHandle:
         """fn(grad_outputs) before the node runs; may return new grad_outputs."""
-        return _add_hook(self._pre_hooks, fn)
+        return _add_hook(self._pre_hooks, _python_hook(fn))
 
     def __repr__(self) -> str:
         return f"<{self.name()} object at {id(self):#x}>"
@@ -847,7 +906,11 @@ def set_history(t: Tensor, node: Node) -> None:
 
 
 def _make_node(cls: type[Node], *inputs: Any) -> Node | None:
-    """The node of an op if grad mode is on and an input requires grad, else None."""
+    """The node of an op if grad mode is on and an input requires grad, else None. An op makes
+    it BEFORE its kernel checks anything, as torch's autograd wrapper runs before the kernel
+    (VariableType): collecting the edges reads each input's grad_fn, so a view whose base was
+    written under no_grad fails here first; the kernel's errors (shapes that do not fit, dims
+    out of range) come after, and after the node's tensors are saved (packed)."""
     if not _requires_grad(*inputs):
         return None
     node = cls()
@@ -885,17 +948,22 @@ def _view_of(base: Tensor, view_fn: Callable[[np.ndarray], np.ndarray]) -> Tenso
 def _nocopy_reshape(array: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | None:
     """``array`` with a new shape WITHOUT copying, or None where its strides do not allow it;
     the new strides are those torch computes (they are visible, size-1 dims included)."""
-    known = math.prod(n for n in shape if n != -1)
-    shape = tuple(array.size // known if n == -1 and known else n for n in shape)
-    if math.prod(shape) != array.size:
-        raise RuntimeError(
-            f"shape '{_format_size(shape)}' is invalid for input of size {array.size}"
-        )
+    shape = _infer_view_size(shape, array.size)
     strides = _compute_stride(array.shape, _element_strides(array), shape)
     if strides is None:
         return None
     byte_strides = [st * array.itemsize for st in strides]
     return np.lib.stride_tricks.as_strided(array, shape, byte_strides)
+
+
+def _infer_view_size(shape: Sequence[int], numel: int) -> tuple[int, ...]:
+    """A view's shape, its -1 filled in; it must hold ``numel`` elements
+    (aten/src/ATen/InferSize.h: infer_size)."""
+    known = math.prod(n for n in shape if n != -1)
+    shape = tuple(numel // known if n == -1 and known else n for n in shape)
+    if math.prod(shape) != numel:
+        raise RuntimeError(f"shape '{_format_size(shape)}' is invalid for input of size {numel}")
+    return shape
 
 
 def _compute_stride(old: Sequence[int], stride: Sequence[int], new: Sequence[int]):
@@ -924,11 +992,76 @@ def _compute_stride(old: Sequence[int], stride: Sequence[int], new: Sequence[int
 
 def _binary(np_op: Callable, a: Tensor, b: Tensor, dtype: DType | None = None) -> Tensor:
     """Compute in the promoted dtype, so float32 stays float32 (TensorIterator's common dtype),
-    the result laid out as TensorIterator lays it out (``_elementwise``)."""
+    the result laid out as TensorIterator lays it out (``_elementwise``). The shapes must
+    broadcast first (TensorIteratorBase::compute_shape)."""
+    _infer_size(a.shape, b.shape)
     dt = dtype or result_type(a, b)
     wide = float64 if np_op in _ROUNDED_ONCE and dt.is_floating_point else dt
     out = np_op(a._array.astype(wide.np, copy=False), b._array.astype(wide.np, copy=False))
     return _new(_elementwise(np.asarray(out).astype(dt.np, copy=False), a, b), dt)
+
+
+# --- given: the shape checks torch makes before it computes (its error kinds and numbers) ---
+
+
+def _infer_size(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...]:
+    """The shape two shapes broadcast to (aten/src/ATen/ExpandUtils.cpp: infer_size): dims
+    matched from the last, each pair equal or one of them 1; the first misfit from the right
+    raises, naming both sizes and the dim of the result."""
+    n = max(len(a), len(b))
+    out = []
+    for i in range(n - 1, -1, -1):
+        size_a = a[i - n + len(a)] if i - n + len(a) >= 0 else 1
+        size_b = b[i - n + len(b)] if i - n + len(b) >= 0 else 1
+        if size_a != size_b and 1 not in (size_a, size_b):
+            raise RuntimeError(
+                f"The size of tensor a ({size_a}) must match the size of tensor b ({size_b}) "
+                f"at non-singleton dimension {i}"
+            )
+        out.append(size_b if size_a == 1 else size_a)
+    return tuple(out[::-1])
+
+
+def _wrap_dim(dim: int, ndim: int) -> int:
+    """c10/core/WrapDimMinimal.h maybe_wrap_dim: ``dim`` in [-ndim, ndim) made non-negative (a
+    0-dim tensor takes -1 and 0), else torch's IndexError."""
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
+        )
+    return dim % n
+
+
+def _expand_sizes(t: Tensor, sizes: Sequence[int]) -> tuple[int, ...]:
+    """The sizes ``t.expand(*sizes)`` gives (TensorShape.cpp expand, ExpandUtils.cpp
+    inferExpandGeometry): no fewer sizes than dims; from the last, each size is t's, -1 (keep
+    t's; not in a new leading dim), or anything where t has a 1. A 0-dim tensor takes any."""
+    if len(sizes) < t.dim():
+        raise RuntimeError(
+            f"expand(torch.{t.dtype.legacy_name}Tensor{{{_format_size(t.shape)}}}, "
+            f"size={_format_size(sizes)}): the number of sizes provided ({len(sizes)}) must be "
+            f"greater or equal to the number of dimensions in the tensor ({t.dim()})"
+        )
+    if t.dim() == 0:
+        return tuple(sizes)
+    lead, out = len(sizes) - t.dim(), []
+    for i in range(len(sizes) - 1, -1, -1):
+        size, target = (t.shape[i - lead] if i >= lead else 1), sizes[i]
+        if target == -1 and i < lead:
+            raise RuntimeError(
+                "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing "
+                f"dimension {i}"
+            )
+        target = size if target == -1 else target
+        if size not in (1, target):
+            raise RuntimeError(
+                f"The expanded size of the tensor ({target}) must match the existing size "
+                f"({size}) at non-singleton dimension {i}.  Target sizes: "
+                f"{_format_size(sizes)}.  Tensor sizes: {_format_size(t.shape)}"
+            )
+        out.append(target)
+    return tuple(out[::-1])
 
 
 # --- given: where a result lives. Strides are visible (is_contiguous, what view() and
@@ -1239,13 +1372,36 @@ class WhereBackward0(Node):
         ]
 
 
+def _where_args(*args: Any) -> None:
+    """torch.where's argument parser: three tensors (a Python number would be where.ScalarOther
+    and friends, which wrap it: refused here)."""
+    if any(isinstance(x, int | builtins.float) for x in args):
+        raise NotImplementedError(
+            "where with a Python number: torch wraps it as a tensor (where.ScalarSelf, "
+            "where.ScalarOther); this engine's where takes tensors"
+        )
+    if not all(isinstance(x, Tensor) for x in args):
+        got = ", ".join("Tensor" if isinstance(x, Tensor) else type(x).__name__ for x in args)
+        raise TypeError(f"where() received an invalid combination of arguments - got ({got})")
+
+
 def where(cond: Tensor, a: Tensor, b: Tensor) -> Tensor:
-    """at::where(condition, self, other) -> WhereBackward0, saving the (bool) condition."""
+    """at::where(condition, self, other) -> WhereBackward0, saving the condition. The kernel
+    runs after the save: the condition must be bool, then the three shapes must broadcast, in
+    that order (TensorIteratorBase::compute_shape)."""
+    _where_args(cond, a, b)
+    if node := _make_node(WhereBackward0, a, b):
+        node.save("condition", cond)
+    if cond.dtype is not bool:  # (aten/src/ATen/native/TensorCompare.cpp: where)
+        raise RuntimeError(
+            "where expected condition to be a boolean tensor, but got a tensor with dtype "
+            f"{cond.dtype.legacy_name}"
+        )
+    _infer_size(_infer_size(cond.shape, a.shape), b.shape)
     dt = result_type(a, b)
     values = np.where(cond._array, a._array.astype(dt.np), b._array.astype(dt.np))
     out = _new(_elementwise(values, cond, a, b), dt)
-    if node := _make_node(WhereBackward0, a, b):
-        node.save("condition", cond)
+    if node:
         set_history(out, node)
     return out
 
@@ -1434,6 +1590,17 @@ def _column_major(shape: Sequence[int], strides: Sequence[int]) -> builtins.bool
     return strides[0] == 1 and strides[1] == shape[0]
 
 
+def _check_mm_shapes(mat1: Tensor, mat2: Tensor) -> None:
+    """Two matrices whose inner sizes agree (aten/src/ATen/native/LinearAlgebra.cpp:
+    ADDMM_META and addmm_impl_cpu_), else torch's RuntimeError naming both shapes."""
+    for name, m in (("mat1", mat1), ("mat2", mat2)):
+        if m.dim() != 2:
+            raise RuntimeError(f"{name} must be a matrix, got {m.dim()}-D tensor")
+    (m, k), (k2, n) = mat1.shape, mat2.shape
+    if k != k2:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({m}x{k} and {k2}x{n})")
+
+
 def _mm_mat1_backward(g: Tensor, mat2: Tensor, mat1_strides: tuple) -> Tensor:
     """FunctionsManual.cpp mm_mat1_backward: ``g @ mat2.t()``, or, if mat1 was column-major,
     ``(mat2 @ g.t()).t()`` (the same values, a column-major gradient)."""
@@ -1460,9 +1627,10 @@ class MmBackward0(Node):
 
 def mm(self: Tensor, mat2: Tensor) -> Tensor:
     """Task 3.2: 2-D @ 2-D -> MmBackward0 (``a @ b``, ``matmul`` and ``mm`` all end here),
-    saving ``self`` only if mat2 needs grad and ``mat2`` only if self does. No promotion: the
-    two dtypes must be the same (aten/src/ATen/native/LinearAlgebra.cpp), checked by the
-    kernel, so AFTER autograd made the node and saved (packed) its tensors."""
+    saving ``self`` only if mat2 needs grad and ``mat2`` only if self does. The inner sizes
+    must agree (``_check_mm_shapes``: mm's meta function), then, no promotion, the two dtypes
+    (aten/src/ATen/native/LinearAlgebra.cpp: addmm_impl_cpu_): both checked by the kernel, so
+    AFTER autograd made the node and saved (packed) its tensors."""
     raise NotImplementedError("mm (Task 3.2)")
 
 
@@ -1475,8 +1643,9 @@ class AddmmBackward0(Node):
 def addmm(bias: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
     """Task 3.2: bias + mat1 @ mat2 -> AddmmBackward0: what nn.Linear runs on 2-D input
     (torch/nn/functional.py linear -> aten::addmm(bias, input, weight.t())). No promotion:
-    bias, then mat1, must have mat2's dtype (the checks of addmm_impl_cpu_, in the kernel:
-    after the node saved its tensors)."""
+    bias, then mat1, must have mat2's dtype; then mat1 and mat2 must fit, and the bias expand
+    to the result (the checks of ADDMM_META and addmm_out_cpu, in the kernel: after the node
+    saved its tensors)."""
     raise NotImplementedError("addmm (Task 3.2)")
 
 
@@ -1484,10 +1653,17 @@ def addmm(bias: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
 
 
 def _dims(dim: int | Sequence[int] | None, ndim: int) -> tuple[int, ...]:
+    """The dims a reduction is over, each wrapped and named once
+    (aten/src/ATen/WrapDimUtilsMulti.h: dim_list_to_bitset)."""
     if dim is None:
         return tuple(range(ndim))
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    return tuple(d % ndim if ndim else 0 for d in dims)
+    out: list[int] = []
+    for d in (dim,) if isinstance(dim, int) else dim:
+        d = _wrap_dim(d, ndim)
+        if d in out:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        out.append(d)
+    return tuple(out)
 
 
 def _row_sum(values: Sequence[Any], zero: Any) -> Any:
@@ -1531,7 +1707,7 @@ def _reduce_sum(a: np.ndarray, dims: tuple[int, ...], keepdim: builtins.bool, dt
             flat = a.reshape(-1)
         total = _cascade_sum(flat.astype(dt.np))
         return np.full((1,) * a.ndim if keepdim else (), total, dtype=dt.np)
-    return np.sum(a, axis=dims, keepdims=keepdim, dtype=dt.np)
+    return np.sum(a, axis=dims if a.ndim else None, keepdims=keepdim, dtype=dt.np)
 
 
 def _sum_backward(g: Tensor, sizes: Size, dims: tuple[int, ...], keepdim: builtins.bool):
@@ -1605,7 +1781,8 @@ def reshape(self: Tensor, shape: tuple[int, ...]) -> Tensor:
     """Task 3.2: as aten/src/ATen/native/TensorShape.cpp reshape: a contiguous input is
     viewed (ViewBackward0); a non-contiguous one whose strides allow it is viewed too, by
     ``_reshape_alias`` (ReshapeAliasBackward0); else a clone followed by ``_unsafe_view``
-    (UnsafeViewBackward0 -> CloneBackward0)."""
+    (UnsafeViewBackward0 -> CloneBackward0). reshape has no node of its own: it checks the
+    element count (at::infer_size) before anything records."""
     raise NotImplementedError("reshape (Task 3.2)")
 
 
@@ -1622,12 +1799,14 @@ class SqueezeBackward1(Node):
 
 
 def squeeze(self: Tensor, dim: int) -> Tensor:
-    """Task 3.2: a view without ``dim`` if its size is 1 -> SqueezeBackward1."""
+    """Task 3.2: a view without ``dim`` if its size is 1 -> SqueezeBackward1 (``dim`` must
+    exist: ``_wrap_dim``)."""
     raise NotImplementedError("squeeze (Task 3.2)")
 
 
 def unsqueeze(self: Tensor, dim: int) -> Tensor:
-    """Task 3.2: a view with a new dim of size 1 at ``dim`` -> UnsqueezeBackward0 (_saved_dim)."""
+    """Task 3.2: a view with a new dim of size 1 at ``dim`` -> UnsqueezeBackward0 (_saved_dim);
+    ``dim`` may be one past the last (``_wrap_dim`` with one dim more)."""
     raise NotImplementedError("unsqueeze (Task 3.2)")
 
 
@@ -1638,7 +1817,8 @@ class TBackward0(Node):
 
 
 def t(self: Tensor) -> Tensor:
-    """Task 3.2: the transpose of a 2-D (or smaller) tensor, a view -> TBackward0."""
+    """Task 3.2: the transpose of a 2-D (or smaller) tensor, a view -> TBackward0; more dims
+    raise RuntimeError (aten/src/ATen/native/TensorShape.cpp: check_t)."""
     raise NotImplementedError("t (Task 3.2)")
 
 
@@ -1649,7 +1829,8 @@ class TransposeBackward0(Node):
 
 
 def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
-    """Task 3.2: swap two dims, a view -> TransposeBackward0 (_saved_dim0, _saved_dim1)."""
+    """Task 3.2: swap two dims, a view -> TransposeBackward0 (_saved_dim0, _saved_dim1, as
+    given). Each dim must exist (``_wrap_dim``: TensorShape.cpp transpose, maybe_wrap_dim)."""
     raise NotImplementedError("transpose (Task 3.2)")
 
 
@@ -1671,7 +1852,8 @@ def _expanded(a: np.ndarray, full: tuple[int, ...]) -> np.ndarray:
 
 
 def expand(self: Tensor, sizes: tuple[int, ...]) -> Tensor:
-    """Task 3.2: broadcast to ``sizes`` (-1 keeps a dim), a view -> ExpandBackward0."""
+    """Task 3.2: broadcast to ``sizes`` (-1 keeps a dim), a view -> ExpandBackward0. Sizes
+    that do not fit raise torch's RuntimeError (``_expand_sizes``: inferExpandGeometry)."""
     raise NotImplementedError("expand (Task 3.2)")
 
 
@@ -2262,8 +2444,9 @@ def _bounds(a: np.ndarray) -> tuple[int, int]:
 def _check_inplace_write(self: Tensor, other: Tensor, cast: builtins.bool = False) -> None:
     """What the kernel of an in-place op checks before it writes (aten/src/ATen/MemoryOverlap.cpp
     and TensorIterator): no two elements of ``self`` share memory (an expanded tensor), the
-    input does not partly overlap ``self`` (the same memory with the same strides is fine), and
-    the result dtype can be stored in ``self`` (not float into int; copy_ casts anything)."""
+    input does not partly overlap ``self`` (the same memory with the same strides is fine), the
+    input broadcasts to ``self``'s shape, and the result dtype can be stored in ``self`` (not
+    float into int; copy_ casts anything)."""
     a, b = self._array, other._array
     same = (_bounds(a)[0], a.shape, a.strides, a.dtype) == (
         _bounds(b)[0],
@@ -2288,6 +2471,12 @@ def _check_inplace_write(self: Tensor, other: Tensor, cast: builtins.bool = Fals
             "unsupported operation: some elements of the input tensor and the written-to tensor "
             "refer to a single memory location. Please clone() the tensor before performing the "
             "operation."
+        )
+    shape = _infer_size(self.shape, other.shape)  # compute_shape, then mark_resize_outputs:
+    if shape != self.shape:  # self cannot grow to the broadcast shape
+        raise RuntimeError(
+            f"output with shape {_format_size(self.shape)} doesn't match the broadcast shape "
+            f"{_format_size(shape)}"
         )
     common = result_type(self, other)
     if not cast and common.is_floating_point and not self.dtype.is_floating_point:

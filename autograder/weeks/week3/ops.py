@@ -649,3 +649,38 @@ def task_3_2_clone_keeps_the_layout(lib: Any) -> Any:
         "m[:, ::2].clone().view(2)": lambda: m[:, ::2].clone().view(2),
     }
     return {k: error(lambda f=f: tensor(f())) for k, f in cases.items()}
+
+
+@case(W, points=2, tasks=("3.1", "3.2"))
+def task_3_2_shapes_that_do_not_fit(lib: Any) -> Any:
+    """Where torch refuses a shape it raises, and so must the engine: the same kind, naming the
+    same numbers. Shapes that do not broadcast: RuntimeError "The size of tensor a (3) must
+    match the size of tensor b (2) at non-singleton dimension 1" (aten/src/ATen/ExpandUtils.cpp:
+    infer_size, called by TensorIteratorBase::compute_shape; for ``where`` the condition counts
+    too). Matrices whose inner sizes differ: "mat1 and mat2 shapes cannot be multiplied (2x3 and
+    2x3)" (aten/src/ATen/native/LinearAlgebra.cpp: mm's meta function, ADDMM_META), and an addmm
+    bias that does not expand to the result. Sizes ``expand`` refuses (ExpandUtils.cpp:
+    inferExpandGeometry; TensorShape.cpp: expand). A dim out of range: IndexError "Dimension out
+    of range (expected to be in range of [-2, 1], but got 2)" (c10/core/WrapDimMinimal.h:
+    maybe_wrap_dim), or named twice. ``t()`` of a 3-D tensor (TensorShape.cpp: check_t). NumPy's
+    own answers are not torch's: a ValueError, or a dim quietly wrapped around."""
+    a, b = leaf(lib, (2, 3), 120), leaf(lib, (2, 2), 121)
+    c = leaf(lib, (2, 3, 4), 122)
+    cases = {
+        "(2, 3) + (2, 2)": lambda: a + b,
+        "(2, 3) * (2, 2)": lambda: a * b,
+        "(2, 2) / (2, 3, 4)": lambda: b / c,
+        "(2, 3) ** (2, 2)": lambda: a**b,
+        "where((2,), (2, 3), (2, 3))": lambda: lib.where(lib.tensor([True, False]), a, a),
+        "(2, 3) @ (2, 3)": lambda: a @ a,
+        "addmm((3,), (2, 3), (3, 4))": lambda: lib.addmm(leaf(lib, (3,), 123), a, c[0]),
+        "a.expand(3, 3)": lambda: a.expand(3, 3),
+        "a.expand(3)": lambda: a.expand(3),
+        "a.expand(-1, 2, 3)": lambda: a.expand(-1, 2, 3),
+        "a.sum(2)": lambda: a.sum(2),
+        "a.mean(-3)": lambda: a.mean(-3),
+        "a.sum((0, -2))": lambda: a.sum((0, -2)),
+        "a.transpose(0, 2)": lambda: a.transpose(0, 2),
+        "c.t()": lambda: c.t(),
+    }
+    return {k: error(lambda f=f: tensor(f())) for k, f in cases.items()}

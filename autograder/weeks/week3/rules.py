@@ -460,3 +460,54 @@ def task_3_4_a_hook_on_the_second_output(lib: Any) -> Any:
         return {"output_nr": [a.output_nr, b.output_nr], "log": log, "x.grad": tensor(x.grad)}
 
     return error(run)
+
+
+@case(W, points=2, tasks=("3.1", "3.2", "3.3", "3.4"))
+def task_3_4_replacements_must_fit(lib: Any) -> Any:
+    """What replaces a tensor must fit it. An in-place op cannot grow its tensor: ``other``
+    must broadcast to self's shape (RuntimeError "output with shape [2, 1] doesn't match the
+    broadcast shape [2, 3]": TensorIteratorBase::mark_resize_outputs). A hook's result replaces
+    a gradient, and torch checks it (torch/csrc/autograd/python_hook.cpp: _call_hooks, then
+    check_single_result and check_variable_result, or check_result for a node hook's tuple):
+    a tensor hook must keep the gradient's size ("hook 'h' has changed the size of value") and
+    dtype ("... changed the type of value"); a node hook must return a tuple of as many ("...
+    returned an incorrect number of values (got 2, but expected 1)"), and no tensor where there
+    was None; a post-accumulate-grad hook must return None. Returning None, or the gradient
+    itself, is always fine. The check runs as the hook returns: the hooks before it ran, the
+    gradients a leaf got before it stay."""
+    x = leaf(lib, (2, 1), 124)
+
+    def backward(register: Any) -> Any:
+        leaf_x = leaf(lib, (2, 3), 125)
+        y = leaf_x * const(lib, (2, 3), 126)
+        log: list[Any] = []
+        register(leaf_x, y, log)
+        outcome = error(lambda: y.sum().backward() or "ran")
+        return {"backward": outcome, "log": log, "x.grad": tensor(leaf_x.grad)}
+
+    def logged(log: list[Any], result: Any) -> Any:
+        log.append("hook ran")
+        return result
+
+    hooks = {
+        "tensor hook: same gradient": lambda x_, y, log: y.register_hook(lambda g: logged(log, g)),
+        "tensor hook: sum()": lambda x_, y, log: y.register_hook(lambda g: logged(log, g.sum())),
+        "tensor hook: float32": lambda x_, y, log: y.register_hook(lambda g: g.float()),
+        "tensor hook: not a tensor": lambda x_, y, log: x_.register_hook(lambda g: 2.0),
+        "pre-hook: two for one": lambda x_, y, log: y.grad_fn.register_prehook(
+            lambda gos: logged(log, (gos[0], gos[0]))
+        ),
+        "pre-hook: a list": lambda x_, y, log: y.grad_fn.register_prehook(lambda gos: list(gos)),
+        "post-hook: a tensor for None": lambda x_, y, log: y.grad_fn.register_hook(
+            lambda gis, gos: (gis[0], gis[0])
+        ),
+        "post-accumulate-grad hook: returns": lambda x_, y, log: (
+            x_.register_post_accumulate_grad_hook(lambda p: logged(log, p.detach()))
+        ),
+    }
+    out = {
+        "x.add_((2, 3))": error(lambda: tensor((x * 1).add_(const(lib, (2, 3), 127)))),
+        "x.copy_((2, 2))": error(lambda: tensor((x * 1).copy_(const(lib, (2, 2), 128)))),
+    }
+    out.update({name: backward(register) for name, register in hooks.items()})
+    return out
