@@ -257,7 +257,7 @@ def task_4_1_sizes_below_1_mib_use_the_first_interval(lib: Any) -> Any:
 
 
 # Settings torch 2.13's own parser refuses with ValueError, or accepts: each is also in
-# checks.SETTINGS_PROBES, so nothing is pinned while the reference answers one differently.
+# checks.SETTINGS_PROBES, so nothing is pinned while the course's engine answers one differently.
 BAD_VALUES = [
     "max_split_size_mb:19",
     "max_split_size_mb:20",
