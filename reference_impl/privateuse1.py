@@ -234,6 +234,24 @@ def memory_held(program: Callable[[], Any]) -> dict[str, int]:
     }
 
 
+def memory_peak(program: Callable[[], Any]) -> dict[str, int]:
+    """The peak your device module reports (``max_memory_allocated``, Task 5.1) around
+    ``program``, in bytes above what was held before it ran: after ``reset_peak_memory_stats``,
+    while what it returned lives, after that is gone, and after another reset."""
+    start = memory_allocated()
+    reset_peak_memory_stats()
+    kept = program()
+    living = max_memory_allocated() - start
+    del kept
+    gone = max_memory_allocated() - start
+    reset_peak_memory_stats()
+    return {
+        "while it lives": living,
+        "after it is gone": gone,
+        "after a reset": max_memory_allocated() - start,
+    }
+
+
 def allocator_probe(nbytes: int) -> dict[str, Any]:
     """Your allocator (Task 5.2) asked directly for ``nbytes``, with nothing else of the device
     in the way (``torch.ops.labdev.allocator_probe``, given in labdev.cpp)."""

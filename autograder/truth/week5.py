@@ -7,7 +7,13 @@
 - ``fallback_ops``: the ops torch's own dispatch logging (``LoggingTensorMode``,
   torch/testing/_internal/logging_tensor.py) sees for the program, less the lab's kernels and
   the ops torch composes from others (a CompositeExplicitAutograd kernel), by base name.
-- The shape functions: torch's meta kernels on meta tensors.
+- ``guard_program``: the program on torch's own Python backend for PrivateUse1, in a child
+  process; what that backend cannot show (a device index that does not exist) as CUDA's guard
+  answered it on one GPU (``RECORDED_ON_CUDA``).
+- ``memory_peak``: the peak as torch.cuda.max_memory_allocated defines it, for a program whose
+  only allocations are what it keeps: what those hold (``memory_held``), kept after they go.
+- The shape functions: torch's meta kernels on meta tensors (conv2d: the CPU kernel on zeros,
+  which checks what the meta kernel skips).
 - ``linear_relu`` and ``make_matmul_op``: aten's own ops.
 
 Hidden from every worker (see ``autograder/truth/__init__.py``).
@@ -24,7 +30,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from autograder.weeks.week5.common import base_name
+from autograder.weeks.week5.common import NOT_GRADED, base_name
 
 # The ops the lab gives a labdev kernel (labdev.cpp's TORCH_LIBRARY_IMPL(aten, PrivateUse1)),
 # by base name: these never reach the fallback.
@@ -57,6 +63,16 @@ def _memory_held(torch: Any, program: Callable[[], Any]) -> dict[str, int]:
     return {"bytes": sum((n + 31) // 32 * 32 for n in sizes), "blocks": len(sizes)}
 
 
+def _memory_peak(torch: Any, program: Callable[[], Any]) -> dict[str, int]:
+    """A peak as torch's allocators define it (torch.cuda.max_memory_allocated: the most bytes
+    held at once since reset_peak_memory_stats, which starts it again from what is held now),
+    for a program whose only allocations are what it returns: the peak is what that holds
+    (``memory_held``'s bytes), it stays there after those are gone, and a reset brings it back
+    to what is held then, nothing above the start."""
+    held = _memory_held(torch, program)["bytes"]
+    return {"while it lives": held, "after it is gone": held, "after a reset": 0}
+
+
 def _fallback_ops(torch: Any, program: Callable[[], Any]) -> list[str]:
     from torch.testing._internal.logging_tensor import LoggingTensorMode, capture_logs
 
@@ -87,11 +103,39 @@ def _allocator_probe(torch: Any, nbytes: int) -> dict[str, Any]:
     }
 
 
+# Guard programs torch's Python backend cannot answer, as CUDA's guard answered them on a
+# machine with one GPU (torch 2.11.0+cu130, NVIDIA H200, one GPU), recorded by
+# scripts/record_week5_guard.py, which runs the case's own program there: the Python backend's
+# guard accepts every device index (torch/csrc/acc/Module.cpp, PythonDeviceGuard::setDevice
+# does nothing), while CUDA's (c10/cuda/impl/CUDAGuardImpl.h) asks cudaSetDevice, whose
+# "invalid device ordinal" is torch.AcceleratorError, a RuntimeError. Record again after
+# changing the program (its name is the key).
+_REFUSED_ON_CUDA = {  # the same answer each time, as recorded
+    "kind": "raised",
+    "type": "RuntimeError",
+    "message": f"CUDA error: invalid device ordinal {NOT_GRADED}",  # kind_only's note added
+    "facts": [],
+}
+RECORDED_ON_CUDA: dict[str, Any] = {
+    "_missing_device": {
+        "device_count": 1,
+        "set_device_index(count)": _REFUSED_ON_CUDA,
+        "current after it": 0,
+        "device_index(count) block": _REFUSED_ON_CUDA,
+        "current after the block": 0,
+        "device module's set_device(count)": _REFUSED_ON_CUDA,
+        "current after that": 0,
+    }
+}
+
+
 def _guard_program(torch: Any, program: Callable[[str], Any]) -> Any:
     """``program(device name)`` run on torch's own Python PrivateUse1 backend (torch/utils/
     backend_registration.py, _setup_privateuseone_for_python_backend: one device, its guard
     torch._C._acc.DeviceGuard), in a child process: a backend is renamed once per process,
-    and never in the grader's."""
+    and never in the grader's. A program in ``RECORDED_ON_CUDA`` has CUDA's answers."""
+    if program.__name__ in RECORDED_ON_CUDA:
+        return RECORDED_ON_CUDA[program.__name__]
     code = (
         "import importlib, json, sys, torch\n"
         "from torch.utils.backend_registration import _setup_privateuseone_for_python_backend\n"
@@ -134,9 +178,11 @@ def _conv2d_shape(
     dilation: Any = 1,
     groups: int = 1,
 ) -> list[int]:
-    out = torch.nn.functional.conv2d(
-        _meta(torch, input), _meta(torch, weight), None, stride, padding, dilation, groups
-    )
+    # The CPU kernel on zeros, not the meta one: torch's meta kernel for convolution
+    # (torch/_meta_registrations.py) skips the check that groups divide the out channels, which
+    # the real kernels make (aten/src/ATen/native/Convolution.cpp, check_shape_forward).
+    zeros = [torch.zeros(list(shape)) for shape in (input, weight)]
+    out = torch.nn.functional.conv2d(*zeros, None, stride, padding, dilation, groups)
     return list(out.shape)
 
 
@@ -155,6 +201,7 @@ def _make_matmul_op(torch: Any, qualname: str) -> Any:
 TORCH_EXTRAS = {
     "setup": _setup,
     "memory_held": _memory_held,
+    "memory_peak": _memory_peak,
     "fallback_ops": _fallback_ops,
     "guard_program": _guard_program,
     "allocator_probe": _allocator_probe,

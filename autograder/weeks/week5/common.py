@@ -100,16 +100,21 @@ def each(cases: dict[str, Callable[[], Any]]) -> dict[str, Any]:
     return {name: guard(fn) for name, fn in cases.items()}
 
 
+NOT_GRADED = "[not graded: the wording; only the kind of error is]"
+
+
 def kind_only(fn: Callable[[], Any]) -> Any:
-    """``fn()``, or only the kind of error it raised: meta kernels word their errors
-    differently from the real ones (notes, section 6), so no case grades on the words."""
+    """``fn()``, or the error it raised graded by kind alone: meta kernels word their errors
+    differently from the real ones (notes, section 6), so no case grades on the words or on the
+    numbers they name. The message is kept as it was raised, so a failing check shows your own
+    error's text (and torch's), with a note that the wording is not graded."""
     try:
         return fn()
     except Exception as exc:  # noqa: BLE001 - every error is data here
         seen = raised(exc)
         if seen["type"] == "NotImplementedError":  # an exercise not written yet: say which
             return seen
-        message = "(how a meta kernel words it is not compared)"
+        message = f"{seen['message'] or '(no message)'} {NOT_GRADED}"
         return {"kind": "raised", "type": seen["type"], "message": message, "facts": []}
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import torch
@@ -54,17 +55,45 @@ def task_5_5_copies_convert_and_keep_layout(lib: Any) -> Any:
 @case(W, points=2, tasks=("5.1", "5.2", "5.3", "5.4", "5.5", "5.8"))
 def task_5_8_copy_back_resizes(lib: Any) -> Any:
     """``_copy_from_and_resize``: an ``out=`` tensor on the device with the wrong shape (empty,
-    or too small) gets the result's shape and values, as on the CPU (the fallback hands its
-    CPU result back through it)."""
+    too small, or as many elements in another shape) gets the result's shape and values, as on
+    the CPU (the fallback hands its CPU result back through it; torch resizes an out= tensor of
+    another shape, with a warning: aten/src/ATen/native/Resize.cpp, resize_output), and its
+    storage grows to the result's bytes (elements times their size), as the CPU's does."""
     dev = device(lib)
-    a, b = data(2, 3), data(2, 3, start=1)
 
-    def into(n: int) -> Any:
-        out = torch.empty(n, device=dev)
-        torch.sub(a.to(dev), b.to(dev), out=out)
-        return result(out, dev)
+    def into(shape: tuple[int, ...], *out_shape: int) -> Any:
+        a, b = data(*shape), data(*shape, start=1)
+        out = torch.empty(*out_shape, device=dev)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "An output with one or more elements was resized"
+            torch.sub(a.to(dev), b.to(dev), out=out)
+        return {**result(out, dev), "storage_nbytes": out.untyped_storage().nbytes()}
 
-    return each({"empty out": lambda: into(0), "too small": lambda: into(2)})
+    return each(
+        {
+            "empty out": lambda: into((2, 3), 0),
+            "too small": lambda: into((2, 3), 2),
+            "as many elements, another shape": lambda: into((2, 3), 3, 2),
+            "empty out, 100 elements": lambda: into((100,), 0),
+        }
+    )
+
+
+@case(W, points=1, tasks=("5.1", "5.2", "5.3", "5.4", "5.5"))
+def task_5_5_storage_resize_keeps_bytes(lib: Any) -> Any:
+    """``untyped_storage().resize_(n)`` on the device (torch/csrc/StorageMethods.cpp sends a
+    PrivateUse1 storage to the hooks' ``resizePrivateUse1Bytes``): the storage has n bytes
+    after it, and the bytes it had are kept, as the CPU's ``resize_bytes_cpu`` keeps them
+    (aten/src/ATen/native/Resize.cpp), so the tensor on it still reads its values."""
+    dev = device(lib)
+
+    def grow(n: int, start: int) -> Any:
+        x = data(2, 2, start=start).to(dev)
+        storage = x.untyped_storage()
+        storage.resize_(n)
+        return {"storage nbytes": storage.nbytes(), "tensor": result(x, dev)}
+
+    return each({"16 to 64 bytes": lambda: grow(64, 3), "16 to 20 bytes": lambda: grow(20, 7)})
 
 
 VIEWS = {
@@ -95,7 +124,38 @@ def task_5_6_views_share_storage(lib: Any) -> Any:
         def one(make: Any = make) -> Any:
             x = data(2, 3).to(dev)
             v = make(x)
-            return {**result(v, dev), "shares storage": shares(v, x)}
+            return {"view": result(v, dev), "shares storage": shares(v, x)}
+
+        out[name] = each({"": one})[""]
+    return out
+
+
+OFFSET_VIEWS = {
+    "view(2, 3)": lambda x: x.view(2, 3),
+    "view(3, 2).t()": lambda x: x.view(3, 2).t(),
+    "unsqueeze(0)": lambda x: x.unsqueeze(0),
+    "x[:4].expand(2, 4)": lambda x: x[:4].expand(2, 4),
+    "as_strided((2, 2), (1, 2)), no offset given": lambda x: x.as_strided((2, 2), (1, 2)),
+    "reshape(3, 2)": lambda x: x.reshape(3, 2),
+    "x[1:].view(5)": lambda x: x[1:].view(5),
+}
+
+
+@case(W, points=2, tasks=("5.1", "5.2", "5.3", "5.4", "5.5", "5.6"))
+def task_5_6_views_of_a_view_that_starts_later(lib: Any) -> Any:
+    """Views of ``x = data(8)[2:]``, which starts 2 elements into its storage: each starts where
+    x does (or later), as on the CPU. ``view`` keeps the offset (aten/src/ATen/native/
+    TensorShape.cpp, view_impl), and ``as_strided`` without an offset takes the tensor's own
+    (as_strided_tensorimpl: ``storage_offset.value_or(self.storage_offset())``), which
+    ``expand`` relies on."""
+    dev = device(lib)
+    out = {}
+    for name, make in OFFSET_VIEWS.items():
+
+        def one(make: Any = make) -> Any:
+            base = data(8).to(dev)
+            v = make(base[2:])
+            return {"view": result(v, dev), "shares storage": shares(v, base)}
 
         out[name] = each({"": one})[""]
     return out
@@ -176,4 +236,4 @@ def task_5_6_random_as_strided(lib: Any, example: Any) -> Any:
     dev = device(lib)
     x = data(24).to(dev)
     v = x.as_strided(size, stride, offset)
-    return {**result(v, dev), "shares storage": shares(v, x)}
+    return {"view": result(v, dev), "shares storage": shares(v, x)}

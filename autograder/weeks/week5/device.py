@@ -8,7 +8,7 @@ from typing import Any
 import torch
 
 from autograder.cases import case
-from autograder.weeks.week5.common import W, backend_keys, device, each, geometry
+from autograder.weeks.week5.common import W, backend_keys, device, each, geometry, kind_only
 
 
 @case(W, points=1, tasks="5.1")
@@ -110,11 +110,51 @@ def task_5_3_guard_answers_as_torchs_own(lib: Any) -> Any:
     return lib.guard_program(_guard_calls)
 
 
+def _missing_device(dev: str) -> Any:
+    """A device index that does not exist (the device count: the first index past the last)
+    asked of a backend's guard through ``torch.accelerator`` and the device module: setDevice
+    and exchangeDevice refuse it with RuntimeError, and the current device stays."""
+    from autograder.observe import guard
+
+    acc = torch.accelerator
+    n = acc.device_count()
+
+    def block() -> Any:
+        with acc.device_index(n):
+            return acc.current_device_index()
+
+    return {
+        "device_count": guard(lambda: n),
+        "set_device_index(count)": kind_only(lambda: acc.set_device_index(n)),
+        "current after it": guard(acc.current_device_index),
+        "device_index(count) block": kind_only(block),
+        "current after the block": guard(acc.current_device_index),
+        "device module's set_device(count)": kind_only(
+            lambda: torch.get_device_module(dev).set_device(n)
+        ),
+        "current after that": guard(acc.current_device_index),
+    }
+
+
+@case(W, points=2, tasks=("5.1", "5.3"))
+def task_5_3_no_such_device(lib: Any) -> Any:
+    """An index past the last device is refused with RuntimeError by setDevice and by
+    exchangeDevice (a ``torch.accelerator.device_index`` block), and the current device stays
+    0. Torch's own Python backend cannot show it (its guard accepts every index: torch/csrc/acc/
+    Module.cpp, PythonDeviceGuard::setDevice does nothing), so torch's side is CUDA's guard on a
+    machine with one GPU, recorded by scripts/record_week5_guard.py: c10/cuda/impl/
+    CUDAGuardImpl.h sends setDevice and exchangeDevice to cudaSetDevice, whose "invalid device
+    ordinal" is torch.AcceleratorError, a RuntimeError. Only the kind of error is graded."""
+    return lib.guard_program(_missing_device)
+
+
 @case(W, points=2, tasks=("5.1", "5.3"))
 def task_5_3_device_module(lib: Any) -> Any:
     """``torch.get_device_module("labdev")`` is your module and answers as torch's own device
-    module for the CPU does (``torch.cpu``): available, one device, synchronize and
-    ``set_device(0)`` return."""
+    module for the CPU does (``torch.cpu``, torch/cpu/__init__.py): available, one device,
+    synchronize and ``set_device`` return, whether the device is given as an index, as the bare
+    name (a ``torch.device`` whose index is None means the one device there is) or as
+    "<name>:0"."""
     dev = device(lib)
     mod = torch.get_device_module(dev)
     return each(
@@ -122,7 +162,12 @@ def task_5_3_device_module(lib: Any) -> Any:
             "is_available": lambda: mod.is_available(),
             "device_count": lambda: mod.device_count(),
             "synchronize": lambda: mod.synchronize(),
+            "synchronize(0)": lambda: mod.synchronize(0),
+            "synchronize(<name>)": lambda: mod.synchronize(dev),
             "set_device(0)": lambda: mod.set_device(0),
+            "set_device(<name>)": lambda: mod.set_device(dev),
+            "set_device(<name>:0)": lambda: mod.set_device(f"{dev}:0"),
+            "set_device(torch.device(<name>))": lambda: mod.set_device(torch.device(dev)),
             "torch.<name> is the same module": lambda: getattr(torch, dev) is mod,
         }
     )
@@ -153,18 +198,21 @@ def task_5_4_empty(lib: Any) -> Any:
 @case(W, points=2, tasks=("5.1", "5.2", "5.4"))
 def task_5_4_empty_strided(lib: Any) -> Any:
     """``torch.empty_strided`` on the device keeps the strides asked for (a transposed layout,
-    a gap between rows) and the storage is big enough for them."""
+    a gap between rows, a stride of 0) and its storage has exactly the bytes those strides
+    reach, as torch sizes it (at::detail::computeStorageNbytes in aten/src/ATen/EmptyTensor.cpp:
+    one past the farthest element, times the item size): not the element count's bytes."""
     dev = device(lib)
 
     def make(size: tuple[int, ...], stride: tuple[int, ...]) -> Any:
         t = torch.empty_strided(size, stride, device=dev)
-        return {**geometry(t, dev), "storage bytes": t.untyped_storage().nbytes()}
+        return {**geometry(t, dev), "storage_nbytes": t.untyped_storage().nbytes()}
 
     return each(
         {
             "transposed": lambda: make((2, 3), (1, 2)),
             "gap between rows": lambda: make((2, 3), (5, 1)),
             "3-d": lambda: make((2, 2, 2), (1, 4, 2)),
+            "stride 0 (expanded)": lambda: make((4, 3), (0, 1)),
         }
     )
 
@@ -213,3 +261,18 @@ def task_5_4_memory_is_counted(lib: Any) -> Any:
             "freed again": lambda: lib.memory_held(lambda: [torch.empty(500, device=dev)].clear()),
         }
     )
+
+
+@case(W, points=2, tasks=("5.1", "5.2", "5.4"))
+def task_5_1_peak_memory(lib: Any) -> Any:
+    """``max_memory_allocated`` is a peak, as torch.cuda's is (torch/cuda/memory.py: "the
+    peak allocated memory", whose starting point ``reset_peak_memory_stats`` resets): after a
+    reset, tensors made on the device raise it by the bytes their blocks hold (the allocation
+    that raises it counts), it stays there when they are gone, and another reset brings it down
+    to what is held then."""
+    dev = device(lib)
+
+    def make(*sizes: int) -> Any:
+        return lambda: lib.memory_peak(lambda: [torch.empty(n, device=dev) for n in sizes])
+
+    return each({"8 floats": make(8), "three tensors": make(8, 100, 3), "zero floats": make(0)})

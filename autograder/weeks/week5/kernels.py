@@ -3,12 +3,24 @@ trained on the device (forward, backward and SGD give the CPU's numbers)."""
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import torch
 
 from autograder.cases import case, property_case
-from autograder.weeks.week5.common import W, data, device, each, fell_back, kind_only, mlp, result
+from autograder.weeks.week5.common import (
+    W,
+    base_name,
+    data,
+    device,
+    each,
+    fell_back,
+    kind_only,
+    mlp,
+    result,
+    values,
+)
 
 
 @case(W, points=2, tasks=("5.1", "5.2", "5.3", "5.4", "5.5", "5.6", "5.7"))
@@ -59,11 +71,15 @@ def task_5_7_add_and_mul(lib: Any) -> Any:
 
 @case(W, points=2, tasks=("5.1", "5.2", "5.3", "5.4", "5.5", "5.7"))
 def task_5_7_sum(lib: Any) -> Any:
-    """``sum`` on the device: everything, one dim, a negative dim, several dims, keepdim, an
-    integer tensor (int64 result) and a dtype argument."""
+    """``sum`` on the device: everything, one dim, a negative dim, several dims, keepdim,
+    integer and bool tensors (an int64 result, whatever the integer type: aten/src/ATen/native/
+    ReduceOpsUtils.h, get_dtype_from_self promotes integral types to long) and a dtype
+    argument."""
     dev = device(lib)
     x = data(2, 3, 4).to(dev)
     i = torch.arange(12).reshape(3, 4).to(dev)
+    i32 = torch.arange(6, dtype=torch.int32).reshape(2, 3).to(dev)
+    flags = torch.tensor([True, False, True]).to(dev)
     return each(
         {
             "sum()": lambda: result(x.sum(), dev),
@@ -72,6 +88,9 @@ def task_5_7_sum(lib: Any) -> Any:
             "sum((0, 2))": lambda: result(x.sum((0, 2)), dev),
             "sum(1, keepdim)": lambda: result(x.sum(1, keepdim=True), dev),
             "int sum(0)": lambda: result(i.sum(0), dev),
+            "int32 sum()": lambda: result(i32.sum(), dev),
+            "int32 sum(1)": lambda: result(i32.sum(1), dev),
+            "bool sum()": lambda: result(flags.sum(), dev),
             "sum(dtype=float64)": lambda: result(x.sum(dtype=torch.float64), dev),
         }
     )
@@ -80,9 +99,17 @@ def task_5_7_sum(lib: Any) -> Any:
 @case(W, points=2, tasks=("5.1", "5.2", "5.3", "5.4", "5.5", "5.6", "5.7"))
 def task_5_7_mm_and_relu(lib: Any) -> Any:
     """``mm`` (also with a transposed argument, and refusing shapes that do not fit with the
-    CPU's RuntimeError and numbers) and ``relu``."""
+    CPU's RuntimeError and numbers) and ``relu``: infinities and NaN as the CPU's (relu is
+    clamp_min(x, 0): aten/src/ATen/native/Activation.cpp), and its input left as it was."""
     dev = device(lib)
     a, b = data(3, 4).to(dev), data(4, 2, start=1).to(dev)
+    inf = float("inf")
+
+    def input_after_relu() -> Any:
+        x = torch.tensor([-1.0, 2.0, -0.5]).to(dev)
+        x.relu()
+        return result(x, dev)
+
     return each(
         {
             "a @ b": lambda: result(a @ b, dev),
@@ -91,6 +118,10 @@ def task_5_7_mm_and_relu(lib: Any) -> Any:
             "mismatch": lambda: result(torch.mm(a, a), dev),
             "relu": lambda: result(torch.relu(a), dev),
             "relu of a view": lambda: result(a.t().relu(), dev),
+            "relu of -inf, inf, nan": lambda: result(
+                torch.tensor([-inf, inf, float("nan"), -0.0]).to(dev).relu(), dev
+            ),
+            "relu's input after it": input_after_relu,
         }
     )
 
@@ -151,6 +182,54 @@ def task_5_8_fallback_logs_each_op(lib: Any) -> Any:
 
         out[name] = each({"": one})[""]
     return out
+
+
+@case(W, points=2, tasks=("5.1", "5.2", "5.3", "5.4", "5.5", "5.8"))
+def task_5_8_fallback_logs_every_call(lib: Any) -> Any:
+    """The fallback's log is every call it took, in order, an op called twice logged twice (as
+    torch's own dispatch logging, LoggingTensorMode, sees each call), and each op named as the
+    dispatcher names it, with its namespace: "aten::sub" (c10::OperatorName)."""
+    dev = device(lib)
+    x, y = data(2, 3).to(dev), data(2, 3, start=2).to(dev)
+    programs = {
+        "x - y twice": lambda: (x - y, x - y),
+        "exp, neg, exp": lambda: (x.exp(), -x, x.exp()),
+    }
+
+    def namespaces() -> list[str]:
+        ops = lib.fallback_ops(lambda: (x - y, x.exp()))
+        return sorted({op.split("::")[0] if "::" in op else "(none)" for op in ops})
+
+    out: dict[str, Any] = {
+        name: each({"": lambda p=p: [base_name(op) for op in lib.fallback_ops(p)]})[""]
+        for name, p in programs.items()
+    }
+    out["namespaces"] = each({"": namespaces})[""]
+    return out
+
+
+@case(W, points=1, tasks=("5.1", "5.2", "5.3", "5.4", "5.5", "5.8"))
+def task_5_8_fallback_runs_view_ops(lib: Any) -> Any:
+    """A view op with no device kernel (``unfold`` has CPU and Meta kernels only) still reaches
+    the fallback and gives the CPU's shape and values: cpu_fallback warns that it cannot make a
+    view there and hands back a copy (aten/src/ATen/native/CPUFallback.cpp), so neither strides
+    nor sharing are compared, only that it works."""
+    dev = device(lib)
+    x = data(5).to(dev)
+    kept: list[Any] = []
+
+    def program() -> None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "appears to be a view operator" (CPUFallback.cpp)
+            kept.append(x.unfold(0, 2, 1))
+
+    return each(
+        {
+            "fell back": lambda: fell_back(lib, program),
+            "values": lambda: values(kept[0].cpu()),
+            "on the device": lambda: kept[0].device.type == dev,
+        }
+    )
 
 
 @case(W, points=3, tasks=("5.1", "5.2", "5.3", "5.4", "5.5", "5.6", "5.8"))

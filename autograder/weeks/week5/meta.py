@@ -1,5 +1,6 @@
-"""Tasks 5.9 and 5.10: shapes without data. Torch's side is its own meta device; errors are
-compared by kind only (meta kernels word them differently from the real ones)."""
+"""Tasks 5.9 and 5.10: shapes without data. Torch's side is its own meta device (for conv2d, its
+CPU kernel on zeros: the meta kernel skips a check); errors are compared by kind only (meta
+kernels word them differently from the real ones)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ def _shapes(fn: Any, calls: dict[str, tuple[Any, ...]]) -> dict[str, Any]:
 @case(W, points=2, tasks="5.9")
 def task_5_9_broadcast_shapes(lib: Any) -> Any:
     """``broadcast_shapes``: equal shapes, a missing leading dim, 1s on either side, three
-    shapes, a scalar, zero-size dims, and sizes that cannot broadcast (RuntimeError)."""
+    shapes, a scalar, no shapes at all (torch.broadcast_shapes() is torch.Size([])), zero-size
+    dims, and sizes that cannot broadcast (RuntimeError)."""
     return _shapes(
         lib.broadcast_shapes,
         {
@@ -27,6 +29,8 @@ def task_5_9_broadcast_shapes(lib: Any) -> Any:
             "ones": ([2, 1, 4], [1, 3, 1]),
             "three": ([5, 1, 1], [1, 4, 1], [3]),
             "scalar": ([], [2, 2]),
+            "no shapes": (),
+            "one shape": ([2, 1],),
             "zero size": ([0, 3], [1, 3]),
             "zero with one": ([2, 1], [2, 0]),
             "cannot": ([2, 3], [3, 2]),
@@ -37,7 +41,9 @@ def task_5_9_broadcast_shapes(lib: Any) -> Any:
 @case(W, points=2, tasks="5.9")
 def task_5_9_matmul_shape(lib: Any) -> Any:
     """``matmul_shape``: vector.vector, matrix@vector, vector@matrix, matrix@matrix, batched
-    with broadcasting batch dims, and inner sizes that differ (RuntimeError)."""
+    with broadcasting batch dims, and refusals with RuntimeError: inner sizes that differ, and
+    a 0-d argument (aten/src/ATen/native/LinearAlgebra.cpp, _matmul_impl: "both arguments to
+    matmul need to be at least 1D")."""
     return _shapes(
         lib.matmul_shape,
         {
@@ -50,14 +56,18 @@ def task_5_9_matmul_shape(lib: Any) -> Any:
             "vector @ batch": ([3], [6, 3, 4]),
             "inner mismatch": ([2, 3], [4, 5]),
             "batch mismatch": ([2, 2, 3], [3, 3, 4]),
+            "0-d @ vector": ([], [3]),
+            "matrix @ 0-d": ([2, 3], []),
         },
     )
 
 
 @case(W, points=2, tasks="5.9")
 def task_5_9_sum_shape(lib: Any) -> Any:
-    """``sum_shape``: one dim, negative, several, keepdim, every dim (None), and a dim out of
-    range (IndexError)."""
+    """``sum_shape``: one dim (dim 0 too: only None or [] means every dim), negative, several,
+    keepdim, every dim (None), a 0-d tensor (which takes dim 0 and -1, as maybe_wrap_dim lets a
+    scalar), a dim out of range (IndexError) and a dim given twice (RuntimeError: aten/src/ATen/
+    WrapDimUtilsMulti.h, dim_list_to_bitset)."""
     return _shapes(
         lib.sum_shape,
         {
@@ -67,7 +77,14 @@ def task_5_9_sum_shape(lib: Any) -> Any:
             "dims (0, -1) keepdim": ([2, 3, 4], [0, -1], True),
             "all": ([2, 3, 4], None, False),
             "all keepdim": ([2, 3], None, True),
+            "dim 0": ([2, 3], 0, False),
+            "dims [0]": ([2, 3], [0], True),
+            "dims []": ([2, 3], [], False),
+            "0-d, dim 0": ([], 0, False),
+            "0-d, dim -1 keepdim": ([], -1, True),
             "out of range": ([2, 3], 2, False),
+            "0-d, dim 1": ([], 1, False),
+            "dim given twice": ([2, 3], [0, -2], False),
         },
     )
 
@@ -75,7 +92,10 @@ def task_5_9_sum_shape(lib: Any) -> Any:
 @case(W, points=2, tasks="5.9")
 def task_5_9_conv2d_shape(lib: Any) -> Any:
     """``conv2d_shape``: the output size rule with stride, padding, dilation, uneven pairs and
-    groups; channels that do not match (RuntimeError)."""
+    groups; RuntimeError for channels that do not match, out channels that groups do not divide
+    (aten/src/ATen/native/Convolution.cpp, check_shape_forward: torch's side runs the CPU
+    kernel on zeros, since the meta kernel skips that check) and a kernel larger than the
+    padded input (an output size below 1)."""
     return _shapes(
         lib.conv2d_shape,
         {
@@ -86,6 +106,9 @@ def task_5_9_conv2d_shape(lib: Any) -> Any:
             "uneven": ([1, 3, 10, 7], [4, 3, 3, 2], (2, 1), (1, 0)),
             "groups": ([1, 4, 6, 6], [8, 2, 3, 3], 1, 0, 1, 2),
             "channels": ([1, 3, 8, 8], [4, 2, 3, 3]),
+            "out channels not divisible by groups": ([1, 4, 8, 8], [3, 2, 3, 3], 1, 0, 1, 2),
+            "kernel larger than the input": ([1, 1, 2, 2], [1, 1, 3, 3]),
+            "kernel as large as the input": ([1, 1, 3, 3], [1, 1, 3, 3]),
         },
     )
 
@@ -93,7 +116,8 @@ def task_5_9_conv2d_shape(lib: Any) -> Any:
 @case(W, points=1, tasks="5.9")
 def task_5_9_view_shape(lib: Any) -> Any:
     """``view_shape``: a full shape, one -1 inferred, zero elements, and refusals (a size that
-    does not divide, two -1s, the wrong count)."""
+    does not divide, two -1s, the wrong count, and a -1 beside a 0, which could be any size:
+    aten/src/ATen/InferSize.h, infer_size_impl)."""
     return _shapes(
         lib.view_shape,
         {
@@ -104,6 +128,8 @@ def task_5_9_view_shape(lib: Any) -> Any:
             "does not divide": ([2, 3], [-1, 4]),
             "two -1": ([2, 3], [-1, -1]),
             "wrong count": ([2, 3], [7]),
+            "-1 beside a 0": ([0, 3], [-1, 0]),
+            "-1 beside a 0, 6 elements": ([2, 3], [-1, 0]),
         },
     )
 
@@ -164,6 +190,8 @@ def task_5_10_custom_op_with_fake_kernel(lib: Any) -> Any:
             "matrix @ vector": lambda: op(a, v).tolist(),
             "batched on meta": lambda: _meta_and_fake(op, [5, 2, 3], [3, 4]),
             "vector on meta": lambda: _meta_and_fake(op, [3], [3, 4]),
+            "matrix @ vector on meta": lambda: _meta_and_fake(op, [2, 3], [3]),
+            "batch broadcast on meta": lambda: _meta_and_fake(op, [5, 1, 2, 3], [7, 3, 4]),
             "compiled": compiled,
         }
     )
@@ -186,6 +214,7 @@ def task_5_10_cpp_meta_kernel(lib: Any) -> Any:
             "values": lambda: lib.linear_relu(x, w, b).tolist(),
             "matrix on meta": lambda: _meta_and_fake(lib.linear_relu, [2, 3], [4, 3], [4]),
             "batch on meta": lambda: _meta_and_fake(lib.linear_relu, [5, 2, 3], [4, 3], [4]),
+            "one vector on meta": lambda: _meta_and_fake(lib.linear_relu, [3], [4, 3], [4]),
             "compiled": compiled,
         }
     )
