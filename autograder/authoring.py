@@ -1,4 +1,5 @@
-"""Tools for course authors: measure which tasks each case really needs.
+"""Tools for course authors: measure which tasks each case really needs, and keep the
+syllabus's case counts equal to the registry's (``python -m autograder.authoring --syllabus``).
 
 A case's ``tasks`` must be the truth: a learner selecting ``-k 1.4`` expects the cases that
 Task 1.4 completes, and the notebook's check after Task 1.4 must be passable once Tasks 1.1
@@ -48,9 +49,57 @@ def measure_task_needs(w: Week) -> dict[str, list[str]]:
     return needs
 
 
+# The syllabus's table of weeks (curriculum/README.md and its Chinese twin): a row names its
+# notebook (.../weekN.ipynb), then "public cases (points)" and "hidden cases (points)".
+SYLLABI = (REPO_ROOT / "curriculum" / "README.md", REPO_ROOT / "curriculum" / "zh" / "README.md")
+_ROW = re.compile(
+    r"^(\|[^\n]*?(week\w+)\.ipynb`[^|]*\|[^|]*\| )"  # up to the public cases' cell
+    r"(\d+)([ (（]+)(\d+)([)）]+ \| )(\d+)([ (（]+)(\d+)",
+    re.M,
+)
+_PROSE = re.compile(r"(\d+)( public cases| 个公开测试用例)")
+
+
+def case_counts(week: str) -> tuple[int, int, int, int]:
+    """(public cases, their points, hidden cases, their points), from the registry."""
+    from autograder.cases import load_week
+
+    cases = load_week(week, include_hidden=True)
+    public = [c for c in cases if not c.hidden]
+    hidden = [c for c in cases if c.hidden]
+    return len(public), sum(c.points for c in public), len(hidden), sum(c.points for c in hidden)
+
+
+def syllabus_rows(text: str) -> dict[str, tuple[int, int, int, int]]:
+    """The counts each row of the syllabus's table states, by week."""
+    return {m[2]: (int(m[3]), int(m[5]), int(m[7]), int(m[9])) for m in _ROW.finditer(text)}
+
+
+def fix_syllabus(path: Path) -> bool:
+    """Rewrite the table's counts (and the prose's "N public cases") from the registry."""
+    text = path.read_text()
+    stated = syllabus_rows(text)
+    counts = {week: case_counts(week) for week in stated}
+
+    def row(m: re.Match) -> str:
+        n, p, hn, hp = counts[m[2]]
+        return f"{m[1]}{n}{m[4]}{p}{m[6]}{hn}{m[8]}{hp}"
+
+    new = _ROW.sub(row, text)
+    renumber = {old[0]: counts[w][0] for w, old in stated.items()}
+    new = _PROSE.sub(lambda m: f"{renumber.get(int(m[1]), int(m[1]))}{m[2]}", new)
+    if new != text:
+        path.write_text(new)
+    return new != text
+
+
 if __name__ == "__main__":
     import sys
 
+    if sys.argv[1:] == ["--syllabus"]:
+        for path in SYLLABI:
+            print(f"{path}: {'rewritten' if fix_syllabus(path) else 'already right'}")
+        raise SystemExit(0)
     week = get_week(sys.argv[1] if len(sys.argv) > 1 else "week1")  # the front door
     for name, tasks in measure_task_needs(week).items():
         print(f"{name}: {', '.join(tasks)}")

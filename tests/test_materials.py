@@ -36,6 +36,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from autograder.authoring import SYLLABI, case_counts, syllabus_rows
 from autograder.weeks import WEEKS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -495,3 +496,17 @@ def test_instructor_guide_answers_every_thinking_question(week) -> None:
     body = re.split(r"^## ", body, flags=re.MULTILINE)[0]
     answers = [int(n) for n in re.findall(r"^\*\*(\d+)\.", body, re.MULTILINE)]
     assert answers == questions, f"{guide.name} answers {answers}, {chapter.name} asks {questions}"
+
+
+@pytest.mark.parametrize("path", SYLLABI, ids=lambda p: p.parent.name)
+def test_the_syllabus_counts_every_weeks_cases_from_the_registry(path):
+    """The table's public and hidden cases (and points) are the registry's, and every "N public
+    cases" in the prose is one of them: `python -m autograder.authoring --syllabus` rewrites
+    them after cases change."""
+    text = path.read_text()
+    stated = syllabus_rows(text)
+    assert set(stated) == set(WEEKS), f"the table's weeks: {sorted(stated)}"
+    wrong = {w: (n, case_counts(w)) for w, n in stated.items() if n != case_counts(w)}
+    assert not wrong, f"stale counts (stated, registry): {wrong}; run the command above"
+    prose = {int(n) for n in re.findall(r"(\d+)(?: public cases| 个公开测试用例)", text)}
+    assert prose <= {n[0] for n in stated.values()}, f"prose names other counts: {prose}"
