@@ -117,3 +117,14 @@ def test_property_example_is_named():
     act = [{"example": "arange(6).view(2, 3).t()", "result": tensor(storage_offset=1)}]
     v = judge(exp, act)
     assert v.message.startswith("example 1 of 1, arange(6).view(2, 3).t(): storage_offset")
+
+
+def test_a_key_beside_a_tensors_fields_is_compared_too():
+    """A case that puts its own key beside a tensor's fields (a storage size, "shares storage
+    with") is held to it: the judge once compared only the standard fields and skipped it."""
+    torch_side = {"kind": "tensor", "shape": [2], "values": [1, 2], "storage bytes": 8}
+    assert judge(torch_side, {**torch_side}).status == PASS
+    wrong = judge(torch_side, {**torch_side, "storage bytes": 16})
+    assert wrong.status == FAIL and "storage bytes" in wrong.message
+    missing = {k: v for k, v in torch_side.items() if k != "storage bytes"}
+    assert "missing" in judge(torch_side, missing).message
