@@ -117,7 +117,8 @@ def first_error(output: str, sources: list[str]) -> str:
     if m:
         name = Path(m.group("file")).name
         first = f"{name}, line {m.group('line')}: error: {m.group('message').strip()}"[:500]
-        return "\n".join([first, *_notes_after(output, m.end())])[:2000]
+        notes = _notes_after(output, m.end())
+        return "\n".join([first, *notes, *_adl_hint(m.group("message"), notes)])[:2000]
     if "out of memory" in output or "virtual memory exhausted" in output:
         return (
             "the compiler ran out of memory and was stopped: a template that multiplies "
@@ -128,6 +129,22 @@ def first_error(output: str, sources: list[str]) -> str:
         return f"the library does not link: undefined {m.group('symbol').strip()}"[:500]
     tail = [line for line in output.strip().splitlines() if line.strip()][-3:]
     return ("the build failed: " + " / ".join(tail))[:500] if tail else "the build failed"
+
+
+def _adl_hint(message: str, notes: list[str]) -> list[str]:
+    """A call made ambiguous by argument-dependent lookup: the lab names its kernels as aten
+    does (as_strided, view, add), so inside its namespace an unqualified ``as_strided(t, ...)``
+    with an at::Tensor argument also finds ``at::as_strided``. Say so, and how to write it."""
+    call = re.search(r"call of overloaded [‘'](\w+)\(", message)  # g++ quotes with ‘ ’
+    if not call or "ambiguous" not in message:
+        return []
+    fn = call.group(1)
+    owners = {m for n in notes for m in re.findall(rf"\b(\w+)::{fn}\(", n)} - {"at", "c10", "std"}
+    ns = sorted(owners)[0] if owners else "your namespace"
+    return [
+        f"  hint: {fn}(...) with at::Tensor arguments also finds at::{fn} (C++'s argument-"
+        f"dependent lookup); call yours by its full name: {ns}::{fn}(...)"
+    ]
 
 
 def _notes_after(output: str, start: int) -> list[str]:

@@ -32,11 +32,13 @@ def test_an_ambiguous_call_shows_its_candidates(tmp_path):
         ["g++", "-c", "labdev.cpp"], cwd=tmp_path, capture_output=True, text=True, check=False
     )
     message = native.first_error(run.stderr, ["labdev.cpp"])
-    first, *notes = message.splitlines()
+    first, *notes, hint = message.splitlines()
     assert first.startswith("labdev.cpp, line 4: error: call of overloaded")
     assert "ambiguous" in first
     assert len(notes) == 2 and all(": note: candidate:" in n for n in notes), message
     assert "mine::add" in message and "at::add" in message
+    # and what to do about it (issue 26: a hint at the first such error)
+    assert "argument-dependent lookup" in hint and "mine::add(...)" in hint, hint
 
 
 def test_notes_stop_at_the_next_error():
