@@ -112,7 +112,8 @@ def _compare(exp: Observation, act: Observation, path: str) -> None:
                 _at(
                     path,
                     f"torch's {exp['type']} names {_facts(exp)} ({exp['message']}); "
-                    f"yours names {_facts(act)}: {act['message']}",
+                    f"yours names {_facts(act)} ({act['message']}). The numbers a message "
+                    "names, in order, are compared; its wording is not",
                 )
             )
         return

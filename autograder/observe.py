@@ -84,13 +84,14 @@ def error_kind(exc: BaseException) -> str:
 
 def message_facts(message: str) -> list[int]:
     """The numbers an error message names (the index, the dimension, the sizes), each once,
-    sorted.
+    in the order it first names them.
 
-    ``"index 9 is out of bounds for dimension 1 with size 4"`` -> ``[1, 4, 9]``. The judge
-    compares these, not the wording: a message may say it differently and in any order, but
-    it must name the same numbers torch names (a number said twice need be said only once).
+    ``"index 9 is out of bounds for dimension 1 with size 4"`` -> ``[9, 1, 4]``. The judge
+    compares these, not the wording: a message may say it in its own words, but it must name
+    the numbers torch names, in torch's order (a number said twice need be said only once), so
+    a message that swaps two sizes, or two versions, is a different message.
     """
-    return sorted({int(n) for n in re.findall(r"(?<![\w.])-?\d+", message)})
+    return list(dict.fromkeys(int(n) for n in re.findall(r"(?<![\w.])-?\d+", message)))
 
 
 def raised(exc: BaseException, during: str = "") -> Observation:
