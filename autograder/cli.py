@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import time
 from dataclasses import replace
@@ -107,6 +108,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(report.to_json())
     else:
         print(report.render_text(color=sys.stdout.isatty(), show_output=args.show_output))
+        for task in [t for t in args.select or [] if re.fullmatch(r"\d+\.\d+", t)]:
+            print(f"  {report.task_line(task)}")  # -k 5.1: is Task 5.1 done?
     if args.build_log:
         print(_build_log(week, args.impl))
     return 0 if report.passed else 1

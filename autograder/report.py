@@ -101,6 +101,17 @@ class Report:
                 tally[1] += 1
         return {t: (out[t][0], out[t][1]) for t in sorted(out, key=task_key)}
 
+    def task_line(self, task: str) -> str:
+        """What ``-k N.M`` asks, answered: is Task N.M done? Its own cases (those it completes)
+        apart from the cases that also need later tasks ("not implemented" until then)."""
+        passed, own = self.task_progress().get(task, (0, 0))
+        later = sum(1 for r in self.results if task in r.tasks and r.own_task != task)
+        done = "done" if own and passed == own else "not done yet"
+        text = f"Task {task}: {done}: {passed} of its {own} own cases pass"
+        if later:
+            text += f"; {later} more cases need it and later tasks too"
+        return text
+
     def next_step(self) -> CaseResult | None:
         """The failing case to work on next: the one whose task to look at (its blame, see
         runner.assign_blame) comes earliest; among those, the first in the week's order."""

@@ -24,6 +24,9 @@ def test_check_skeleton_exits_one_and_says_what_is_missing():
     run = torchlab("check", "1", "-k", "1.4")
     assert run.returncode == 1
     assert "NOT IMPLEMENTED" in run.stdout and "not implemented yet: " in run.stdout
+    # -k 1.4 asks "is Task 1.4 done?": its own cases apart from those that need later tasks
+    assert "Task 1.4: not done yet: 0 of its " in run.stdout
+    assert "more cases need it and later tasks too" in run.stdout
 
 
 def test_check_json_is_the_report_model():
