@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import linecache
 import os
+import re
 import resource
 import select
 import signal
@@ -518,8 +520,24 @@ def _death(code: int, log_path: Path, module: Path) -> str:
     for line in log.splitlines():
         if f'File "{module}"' in line:  # '  File "/x/strides.py", line 3 in arange'
             where = line.split(",", 1)[1].strip()
-            return f"{text} at {module.name} {where}"
-    return text
+            return f"{text} at {module.name} {where}{_case_line(log)}"
+    return text + _case_line(log)
+
+
+def _case_line(log: str) -> str:
+    """The line of the case that was running when the worker died: its innermost frame in
+    the course's case files (faulthandler lists the newest first), read from the course's own
+    copy, so a crash in a kernel says which call reached it: ', running `torch.mm(x, w)`
+    (kernels.py line 40)'."""
+    cases = str(Path(__file__).resolve().parent / "weeks")
+    programs = str(Path(__file__).resolve().parent / "differential")
+    for line in log.splitlines():
+        m = re.match(r'\s*File "([^"]+)", line (\d+)', line)
+        if m and m.group(1).startswith((cases, programs)):
+            code = linecache.getline(m.group(1), int(m.group(2))).strip()
+            if code:
+                return f", running `{code[:120]}` ({Path(m.group(1)).name} line {m.group(2)})"
+    return ""
 
 
 def _kill(proc: subprocess.Popen | zygote.ZygoteChild) -> None:

@@ -127,6 +127,8 @@ def test_process_death_is_a_crash_per_case(tmp_path, body, words):
     src = f"\ndef arange(*args, **kwargs):\n    {body}\n"
     report = run_week(WEEKS["week1"], engine(tmp_path, src), ["view", "1.5"], limits=FAST)
     assert_all_fail(report, "crash", words)
+    if "segmentation" in words:  # and which line of the case made the call that crashed
+        assert all(", running `" in r.message and ".py line " in r.message for r in report.results)
 
 
 def test_sys_exit_is_reported(tmp_path):
