@@ -58,6 +58,38 @@ class Difference:
         )
 
 
+# --- shapes, for the generators: what they expect a step to give (an expectation only: a
+# program records what torch and the engine really do) ----------------------------------------
+
+
+def broadcast_shape(a: list[int], b: list[int]) -> list[int] | None:
+    """The shape ``a`` and ``b`` broadcast to, or None where torch refuses (infer_size)."""
+    out = []
+    for i in range(1, max(len(a), len(b)) + 1):
+        x = a[-i] if i <= len(a) else 1
+        y = b[-i] if i <= len(b) else 1
+        if x != y and 1 not in (x, y):
+            return None
+        out.append(y if x == 1 else x)
+    return out[::-1]
+
+
+def factor(rng: random.Random, n: int, ndim: int) -> list[int]:
+    """A random shape of ``ndim`` dims (at least one unless ``n`` is 1) with ``n`` elements."""
+    if n != 1:
+        ndim = max(ndim, 1)
+    shape = [1] * ndim
+    if ndim == 0:
+        return shape
+    rest = n
+    for d in range(ndim - 1):
+        shape[d] = rng.choice([k for k in range(1, rest + 1) if rest % k == 0])
+        rest //= shape[d]
+    shape[-1] = rest
+    rng.shuffle(shape)
+    return shape
+
+
 def generator(week: Week) -> Any:
     return importlib.import_module(f"autograder.differential.{week.name}")
 
@@ -85,6 +117,30 @@ def programs(week: str) -> Any:
 
     gen = importlib.import_module(f"autograder.differential.{week}")
     return st.integers(0, 10**9).map(lambda i: gen.generate(random.Random(f"public:{i}")))
+
+
+def random_programs_case(
+    week: str, n: int, points: int, tasks: tuple[str, ...], doc: str, first: Any = None
+) -> None:
+    """Register the week's public ``random_programs`` case: ``n`` programs drawn by
+    ``programs(week)``, each run by the generator's ``execute`` on torch and on the engine; a
+    failure is labelled with the program, as a learner can read it. ``first(lib)`` runs before
+    the programs (week 1's cases all call ``lib.arange`` first)."""
+    from autograder.cases import property_case
+
+    def strategy() -> Any:
+        return programs(week)
+
+    def label(program: Any) -> str:
+        return "\n" + importlib.import_module(f"autograder.differential.{week}").describe(program)
+
+    def random_programs(lib: Any, program: Any) -> Any:
+        if first is not None:
+            first(lib)
+        return importlib.import_module(f"autograder.differential.{week}").execute(lib, program)
+
+    random_programs.__doc__ = doc
+    property_case(week, strategy, n=n, points=points, tasks=tasks, label=label)(random_programs)
 
 
 def run(week: Week, n: int, seed: int = 0, engine: Any = None) -> list[Difference]:

@@ -23,6 +23,7 @@ import math
 import random
 from typing import Any
 
+from autograder.differential import broadcast_shape, factor
 from autograder.observe import attempt, guard, observe, raised, shares_storage
 
 # What torch 2.13 itself gets wrong, or what the lab leaves out, never drawn:
@@ -73,34 +74,6 @@ def _between(r: random.Random, lo: int, hi: int) -> int:
 
 def _numel(shape: list[int]) -> int:
     return math.prod(shape)
-
-
-def _factor(rng: random.Random, n: int, ndim: int) -> list[int]:
-    """A random shape of ``ndim`` dims with ``n`` elements (size-1 dims allowed)."""
-    if n != 1:
-        ndim = max(ndim, 1)
-    shape = [1] * ndim
-    if ndim == 0:
-        return shape
-    rest = n
-    for d in range(ndim - 1):
-        divisors = [k for k in range(1, rest + 1) if rest % k == 0]
-        shape[d] = rng.choice(divisors)
-        rest //= shape[d]
-    shape[-1] = rest
-    rng.shuffle(shape)
-    return shape
-
-
-def _broadcast(a: list[int], b: list[int]) -> list[int] | None:
-    out = []
-    for i in range(1, max(len(a), len(b)) + 1):
-        x = a[-i] if i <= len(a) else 1
-        y = b[-i] if i <= len(b) else 1
-        if x != y and 1 not in (x, y):
-            return None
-        out.append(y if x == 1 else x)
-    return out[::-1]
 
 
 class _Gen:
@@ -163,7 +136,7 @@ class _Gen:
         out = list(shape)
         if fn in ("view", "reshape"):
             numel = _numel(shape)
-            new = _factor(r, numel, r.randint(0, 4)) if numel else [0, r.randint(1, 3)]
+            new = factor(r, numel, r.randint(0, 4)) if numel else [0, r.randint(1, 3)]
             if numel == 0:
                 r.shuffle(new)
             if new and r.random() < 0.3:
@@ -247,7 +220,7 @@ class _Gen:
         """A second operand: a slot that broadcasts with ``shape`` (now and then any slot), or a
         Python number."""
         r = self.rng
-        fits = [k for k, (s, _) in enumerate(self.slots) if _broadcast(shape, s) is not None]
+        fits = [k for k, (s, _) in enumerate(self.slots) if broadcast_shape(shape, s) is not None]
         if r.random() < 0.3 or not self.slots:
             return {"scalar": r.choice(SCALARS)}
         if fits and r.random() < 0.9:
@@ -263,7 +236,7 @@ class _Gen:
             fn = "mul"
         step = {"op": "binary", "fn": fn, "a": a, "b": b, "reflected": r.random() < 0.3}
         other = self.slots[b["slot"]][0] if "slot" in b else []
-        self.slots.append((_broadcast(shape, other) or shape, dtype))
+        self.slots.append((broadcast_shape(shape, other) or shape, dtype))
         return step
 
     def write_step(self, a: int) -> dict:
@@ -290,7 +263,7 @@ class _Gen:
             step["shapes"] = [shape, other]
         elif fn in ("compute_stride", "infer_size"):
             numel = _numel(shape)
-            new = _factor(r, numel, r.randint(0, 4)) if numel else [0]
+            new = factor(r, numel, r.randint(0, 4)) if numel else [0]
             if fn == "infer_size" and new and r.random() < 0.4:
                 new[r.randrange(len(new))] = -1
             step["shape"] = new

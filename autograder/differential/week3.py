@@ -39,6 +39,7 @@ import random
 import warnings
 from typing import Any
 
+from autograder.differential import broadcast_shape
 from autograder.observe import dtype_name, raised
 
 # What torch 2.13 itself gets wrong or crashes on, or what no engine can see: kept out of the
@@ -120,17 +121,6 @@ def _bools(rng: random.Random, shape: list[int]) -> Any:
     if not shape:
         return rng.random() < 0.5
     return [_bools(rng, shape[1:]) for _ in range(shape[0])]
-
-
-def _broadcast(a: list[int], b: list[int]) -> list[int] | None:
-    out = []
-    for i in range(1, max(len(a), len(b)) + 1):
-        x = a[-i] if i <= len(a) else 1
-        y = b[-i] if i <= len(b) else 1
-        if x != y and 1 not in (x, y):
-            return None
-        out.append(max(x, y))
-    return out[::-1]
 
 
 class _Gen:
@@ -305,7 +295,9 @@ class _Gen:
         rng = self.rng
         a = self._pick()
         sa = self.slots[a]
-        b = self._pick(lambda s: _broadcast(s["shape"], sa["shape"]) is not None and s is not sa)
+        b = self._pick(
+            lambda s: broadcast_shape(s["shape"], sa["shape"]) is not None and s is not sa
+        )
         pre = []
         misfit = self._misfit(sa["shape"]) if self._invalid() else None
         if b is None or rng.random() < 0.3 or misfit:
@@ -315,7 +307,7 @@ class _Gen:
         if rng.random() < 0.5:
             a, b, sa, sb = b, a, sb, sa
         fn = rng.choice(BINARY)
-        shape = _broadcast(sa["shape"], sb["shape"]) or sa["shape"]  # (None: torch raises)
+        shape = broadcast_shape(sa["shape"], sb["shape"]) or sa["shape"]  # (None: torch raises)
         dtype = _promote(sa, sb)
         if fn == "div" and dtype == "int64":
             dtype = "float32"
@@ -327,7 +319,7 @@ class _Gen:
         rng = self.rng
         a = self._pick()
         sa = self.slots[a]
-        b = self._pick(lambda s: _broadcast(s["shape"], sa["shape"]) is not None)
+        b = self._pick(lambda s: broadcast_shape(s["shape"], sa["shape"]) is not None)
         pre = []
         if b is None or rng.random() < 0.3:
             pre.append(self.leaf(self._partner_shape(sa["shape"])))
@@ -335,11 +327,11 @@ class _Gen:
         sb = self.slots[b]
         if rng.random() < 0.5:
             a, b, sa, sb = b, a, sb, sa
-        shape = _broadcast(sa["shape"], sb["shape"])
+        shape = broadcast_shape(sa["shape"], sb["shape"])
         cond = rng.choice([shape, sa["shape"], sb["shape"], self._partner_shape(shape)])
         if self._invalid():
             cond = self._misfit(shape) or cond
-        out = _broadcast(cond, shape) or shape  # (None: torch raises)
+        out = broadcast_shape(cond, shape) or shape  # (None: torch raises)
         self._result(out, _promote(sa, sb), a, b)
         return [*pre, {"op": "where", "cond": _bools(rng, cond), "a": a, "b": b}]
 
@@ -552,7 +544,7 @@ class _Gen:
                 step["c"] = rng.choice([2, -1, 0.5, 1.5])
             else:
                 b = self._pick(
-                    lambda t: t is not s and _broadcast(t["shape"], s["shape"]) == s["shape"]
+                    lambda t: t is not s and broadcast_shape(t["shape"], s["shape"]) == s["shape"]
                 )
                 bad = None
                 if self._invalid():  # other does not broadcast, or broadcasts past self's shape

@@ -23,6 +23,7 @@ import math
 import random
 from typing import Any
 
+from autograder.differential import broadcast_shape, factor
 from autograder.differential.week1 import order_dependent
 from autograder.observe import error_kind
 
@@ -109,31 +110,6 @@ COPIES = ("clone", "contiguous", "to_dtype")  # .cpu() of a CPU tensor is itself
 # === generating ==================================================================================
 
 
-def _factor(r: random.Random, n: int, ndim: int) -> list[int]:
-    if n != 1:
-        ndim = max(ndim, 1)
-    shape = [1] * ndim
-    rest = n
-    for d in range(ndim - 1):
-        shape[d] = r.choice([k for k in range(1, rest + 1) if rest % k == 0])
-        rest //= shape[d]
-    if ndim:
-        shape[-1] = rest
-    r.shuffle(shape)
-    return shape
-
-
-def _broadcast(a: list[int], b: list[int]) -> list[int] | None:
-    out = []
-    for i in range(1, max(len(a), len(b)) + 1):
-        x = a[-i] if i <= len(a) else 1
-        y = b[-i] if i <= len(b) else 1
-        if x != y and 1 not in (x, y):
-            return None
-        out.append(y if x == 1 else x)
-    return out[::-1]
-
-
 class _Gen:
     """The (shape, dtype) the generator expects each slot to hold: only an expectation, used
     to draw arguments that mostly fit; a step that raises leaves its slot empty."""
@@ -185,7 +161,7 @@ class _Gen:
         step: dict[str, Any] = {"op": "view", "fn": fn, "a": a}
         out = list(shape)
         if fn in ("view", "reshape"):
-            out = _factor(r, math.prod(shape), r.randint(0, 3))
+            out = factor(r, math.prod(shape), r.randint(0, 3))
             step["shape"] = list(out)
             if out and r.random() < 0.3:
                 step["shape"][r.randrange(len(out))] = -1
@@ -235,7 +211,7 @@ class _Gen:
 
     def other(self, shape: list[int]) -> int:
         r = self.rng
-        fits = [k for k, (s, _) in enumerate(self.slots) if _broadcast(shape, s) is not None]
+        fits = [k for k, (s, _) in enumerate(self.slots) if broadcast_shape(shape, s) is not None]
         return r.choice(fits) if fits and r.random() < 0.9 else r.randrange(len(self.slots))
 
     def kernel(self, a: int) -> dict:
@@ -247,7 +223,7 @@ class _Gen:
         if fn in ("add", "mul", "sub", "maximum"):
             b = self.other(shape)
             step["b"] = b
-            out = _broadcast(shape, self.slots[b][0]) or shape
+            out = broadcast_shape(shape, self.slots[b][0]) or shape
             if fn == "add" and r.random() < 0.3:
                 step["alpha"] = r.choice([2, -1])
         elif fn in ("add_scalar", "mul_scalar"):

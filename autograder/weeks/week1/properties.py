@@ -6,6 +6,7 @@ import random
 from typing import Any
 
 from autograder import attempt, observe, property_case, shares_storage
+from autograder.differential import random_programs_case
 from autograder.observe import raised
 from autograder.weeks.week1.common import (
     W,
@@ -462,32 +463,14 @@ def random_broadcast_arithmetic(lib, ex):
     return _arith(ops[ex["op"]])
 
 
-def _programs() -> Any:
-    from autograder.differential import programs
-
-    return programs("week1")
-
-
-def _describe_program(program: Any) -> str:
-    from autograder.differential import week1 as gen
-
-    return "\n" + gen.describe(program)
-
-
-@property_case(
+random_programs_case(
     W,
-    _programs,
     n=60,
     points=4,
     tasks=tuple(f"1.{i}" for i in range(1, 13)),
-    label=_describe_program,
-)
-def random_programs(lib: Any, program: Any) -> Any:
-    """Random programs of everything above together (the generator the course's engine is held
+    doc="""Random programs of everything above together (the generator the course's engine is held
     to, autograder/differential/week1.py): tensors of every dtype, chains of views, copies,
     ``+ - *`` with broadcasting and promotion, writes through views, read back after each step.
-    A failure prints the program; run it on torch and on yours to see where they part."""
-    lib.arange(1)  # every case's first call (see the package's docstring)
-    from autograder.differential import week1 as gen
-
-    return gen.execute(lib, program)
+    A failure prints the program; run it on torch and on yours to see where they part.""",
+    first=lambda lib: lib.arange(1),  # every case's first call (see the package's docstring)
+)

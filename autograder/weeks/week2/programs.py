@@ -3,38 +3,17 @@ is held to (autograder/differential/week2.py), drawn once from the public cases'
 
 from __future__ import annotations
 
-from typing import Any
-
-from autograder import property_case
+from autograder.differential import random_programs_case
 from autograder.weeks.week2.common import W
 
-
-def _programs() -> Any:
-    from autograder.differential import programs
-
-    return programs("week2")
-
-
-def _describe_program(program: Any) -> str:
-    from autograder.differential import week2 as gen
-
-    return "\n" + gen.describe(program)
-
-
-@property_case(
+random_programs_case(
     W,
-    _programs,
     n=40,
     points=4,
     tasks=("2.1", "2.2", "2.3", "2.4"),
-    label=_describe_program,
-)
-def random_programs(lib: Any, program: Any) -> Any:
-    """Operators of a namespace of their own, kernels on runtime and alias keys (some of them
+    doc="""Operators of a namespace of their own, kernels on runtime and alias keys (some of them
     fallthroughs), fallbacks, a second library destroyed, cpu and meta tensors, and calls,
     redispatches, table dumps and key-set algebra inside nested inference_mode, no_grad and
     include/exclude guards. A failure prints the program; run it on torch and on yours to see
-    where they part."""
-    from autograder.differential import week2 as gen
-
-    return gen.execute(lib, program)
+    where they part.""",
+)

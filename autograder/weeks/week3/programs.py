@@ -3,38 +3,17 @@ is held to (autograder/differential/week3.py), drawn once from the public cases'
 
 from __future__ import annotations
 
-from typing import Any
-
-from autograder import property_case
+from autograder.differential import random_programs_case
 from autograder.weeks.week3.common import W
 
-
-def _programs() -> Any:
-    from autograder.differential import programs
-
-    return programs("week3")
-
-
-def _describe_program(program: Any) -> str:
-    from autograder.differential import week3 as gen
-
-    return "\n" + gen.describe(program)
-
-
-@property_case(
+random_programs_case(
     W,
-    _programs,
     n=40,
     points=4,
     tasks=tuple(f"3.{i}" for i in range(1, 8)),
-    label=_describe_program,
-)
-def random_programs(lib: Any, program: Any) -> Any:
-    """Expression graphs with views and in-place ops, broadcasting and dtypes, every kind of
+    doc="""Expression graphs with views and in-place ops, broadcasting and dtypes, every kind of
     hook, retain_graph and create_graph, checkpoint, custom Functions, no_grad and
     inference_mode, ``inputs=`` and ``autograd.grad``: each step's result, grad_fn and version,
     then every tensor's grad and the graph. A failure prints the program; run it on torch and
-    on yours to see where they part."""
-    from autograder.differential import week3 as gen
-
-    return gen.execute(lib, program)
+    on yours to see where they part.""",
+)

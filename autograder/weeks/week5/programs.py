@@ -3,38 +3,17 @@ to (autograder/differential/week5.py), drawn once from the public cases' own see
 
 from __future__ import annotations
 
-from typing import Any
-
-from autograder import property_case
+from autograder.differential import random_programs_case
 from autograder.weeks.week5.common import W
 
-
-def _programs() -> Any:
-    from autograder.differential import programs
-
-    return programs("week5")
-
-
-def _describe_program(program: Any) -> str:
-    from autograder.differential import week5 as gen
-
-    return "\n" + gen.describe(program)
-
-
-@property_case(
+random_programs_case(
     W,
-    _programs,
     n=40,
     points=4,
     tasks=("5.1", "5.2", "5.3", "5.4", "5.5", "5.6", "5.7", "5.8"),
-    label=_describe_program,
-)
-def random_programs(lib: Any, program: Any) -> Any:
-    """Tensors made on the device (copied from the CPU, contiguous or not; zeros, ones, full,
+    doc="""Tensors made on the device (copied from the CPU, contiguous or not; zeros, ones, full,
     empty_strided), views, the lab's kernels, ops through the fallback, writes, copies and a
     backward, each step read back through ``.cpu()`` and compared with the same program on the
     CPU, then what the kept tensors hold on the device. A failure prints the program (``dev``
-    is "cpu" on torch's run, "labdev" on yours; ``data`` is the cases' own helper)."""
-    from autograder.differential import week5 as gen
-
-    return gen.execute(lib, program)
+    is "cpu" on torch's run, "labdev" on yours; ``data`` is the cases' own helper).""",
+)
