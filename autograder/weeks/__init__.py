@@ -146,6 +146,25 @@ WEEKS: dict[str, Week] = {
         native_sources=("labdev.cpp",),
         native_library="labdev",
     ),
+    # Week 6, torch.compile for a new chip. Part 1: TorchDynamo (bytecode to FX graphs,
+    # breaks, guards, recompiles), each answer compared with real Dynamo. The learner's
+    # module drives torch.compile, so torch and dynamo are preloaded like week 2b's.
+    "week6": Week(
+        "week6",
+        "week6_compile",
+        "compile",
+        "torch.compile: TorchDynamo",
+        forbid_modules=(),
+        preload=(
+            "numpy",
+            "torch",
+            "torch._dynamo",
+            "torch._dynamo.testing",
+            "torch._functorch.aot_autograd",
+            "torch.fx",
+        ),
+        warm_up="autograder.weeks.week6.warm_up:warm_up",
+    ),
 }
 
 
