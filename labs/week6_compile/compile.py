@@ -164,11 +164,11 @@ class Tracer:
         self.dynamic_ints = dynamic_ints
 
     def node_for(self, var: Var, name: str = "input") -> torch.fx.Node | None:
-        """The node standing for ``var`` in this graph (a new placeholder if it came from
-        outside), or None for a plain Python value."""
+        """Task 6.2: the node standing for ``var`` in this graph (a new placeholder if it
+        came from outside), or None for a plain Python value."""
         if isinstance(var.value, torch.Tensor):
-            raise NotImplementedError("Tracer.node_for")
-        return var.node  # a dynamic int has a placeholder of its own (Task 6.5)
+            raise NotImplementedError("Tracer.node_for (Task 6.2)")
+        return var.node  # a dynamic int has a placeholder of its own (see LabCompiler)
 
     def placeholder(self, name: str) -> torch.fx.Node:
         """A new graph input named like Dynamo's (``L_x_``), made unique in this graph."""
@@ -180,9 +180,9 @@ class Tracer:
         return self.graph.placeholder(target)
 
     def call(self, kind: str, target: Any, args: list[Var], kwargs: dict[str, Var]) -> Var:
-        """Run one tensor operation for real and record it: ``kind`` is ``call_function``
-        (``target`` a function) or ``call_method`` (``target`` a method name)."""
-        raise NotImplementedError("Tracer.call")
+        """Task 6.2: run one tensor operation for real and record it: ``kind`` is
+        ``call_function`` (``target`` a function) or ``call_method`` (a method name)."""
+        raise NotImplementedError("Tracer.call (Task 6.2)")
 
     def _arg(self, var: Var) -> Any:
         node = self.node_for(var)
@@ -195,10 +195,10 @@ class Tracer:
         return var.value
 
     def finish(self, outputs: list[Var], captured: Captured) -> None:
-        """Close the graph with ``outputs`` (the tensors it computed that the program still
-        needs) and keep it, unless it has no call at all: Dynamo never compiles a graph with
-        no calls (``output_graph.py``, ``compile_and_call_fx_graph``)."""
-        raise NotImplementedError("Tracer.finish")
+        """Task 6.2: close the graph with ``outputs`` (the tensors it computed that the
+        program still needs) and keep it, unless it has no call at all: Dynamo never
+        compiles a graph with no calls (``output_graph.py``, ``compile_and_call_fx_graph``)."""
+        raise NotImplementedError("Tracer.finish (Task 6.2)")
 
 
 def _flatten(value: Any) -> Iterator[Var]:
@@ -236,7 +236,7 @@ def _is_torch_function(fn: Any) -> bool:
 
 
 class Interpreter:
-    """Tasks 6.2 and 6.3: run one function's bytecode with ``Var`` values, writing tensor
+    """Run one function's bytecode with ``Var`` values, writing tensor
     operations into the current ``Tracer`` (``symbolic_convert.py``,
     ``InstructionTranslator``: one method per opcode, named after it)."""
 
@@ -324,19 +324,26 @@ class Interpreter:
         self.stack.append(Var(ins.argval))
 
     def LOAD_FAST(self, ins: dis.Instruction) -> None:
-        raise NotImplementedError("Interpreter.LOAD_FAST")
+        """Task 6.2: push the local's Var (a tensor gets its placeholder on first use)."""
+        raise NotImplementedError("Interpreter.LOAD_FAST (Task 6.2)")
 
     def STORE_FAST(self, ins: dis.Instruction) -> None:
-        raise NotImplementedError("Interpreter.STORE_FAST")
+        """Task 6.2: pop into a local."""
+        raise NotImplementedError("Interpreter.STORE_FAST (Task 6.2)")
 
     def LOAD_GLOBAL(self, ins: dis.Instruction) -> None:
-        raise NotImplementedError("Interpreter.LOAD_GLOBAL")
+        """Task 6.2: a global or builtin (``torch``, ``print``); in 3.11 the argument's low
+        bit asks for a NULL below it."""
+        raise NotImplementedError("Interpreter.LOAD_GLOBAL (Task 6.2)")
 
     def LOAD_ATTR(self, ins: dis.Instruction) -> None:
-        raise NotImplementedError("Interpreter.LOAD_ATTR")
+        """Task 6.2: an attribute read for real (``torch.nn``, ``x.shape``)."""
+        raise NotImplementedError("Interpreter.LOAD_ATTR (Task 6.2)")
 
     def LOAD_METHOD(self, ins: dis.Instruction) -> None:
-        raise NotImplementedError("Interpreter.LOAD_METHOD")
+        """Task 6.2: push NULL and the callable: on a tensor, a ``Method`` (recorded as
+        ``call_method`` when called)."""
+        raise NotImplementedError("Interpreter.LOAD_METHOD (Task 6.2)")
 
     def KW_NAMES(self, ins: dis.Instruction) -> None:
         self.kw_names = self.code.co_consts[ins.arg]
@@ -362,7 +369,8 @@ class Interpreter:
         return Var(fn(*_real(args), **{k: _real(v) for k, v in kwargs.items()}))
 
     def BINARY_OP(self, ins: dis.Instruction) -> None:
-        raise NotImplementedError("Interpreter.BINARY_OP")
+        """Task 6.2: ``a + b`` and the other operators: ``operator.add``... on a tensor."""
+        raise NotImplementedError("Interpreter.BINARY_OP (Task 6.2)")
 
     def COMPARE_OP(self, ins: dis.Instruction) -> None:
         right, left = self.stack.pop(), self.stack.pop()
@@ -380,7 +388,10 @@ class Interpreter:
             self.stack.append(self._apply(operator.getitem, [owner, index]))
 
     def CALL(self, ins: dis.Instruction) -> None:
-        raise NotImplementedError("Interpreter.CALL")
+        """Task 6.2: pop the arguments (the last ``KW_NAMES`` are keywords), then the
+        callable and the NULL or ``self`` below it; record a method or a torch function,
+        break at ``print``."""
+        raise NotImplementedError("Interpreter.CALL (Task 6.2)")
 
     # -- Task 6.3: graph breaks --
 
@@ -405,17 +416,17 @@ class Interpreter:
         forward, so every path ends."""
         raise NotImplementedError("Interpreter.live_locals (Task 6.3)")
 
-    def _jump(self, ins: dis.Instruction, jump_if: bool) -> int | None:
-        """A conditional jump: on a Python value, follow it (Dynamo specialises on it); on a
-        tensor, break the graph (``generic_jump``): its value is data, known only by running
-        the graph so far."""
-        raise NotImplementedError("Interpreter._jump")
+    def jump(self, ins: dis.Instruction, jump_if: bool) -> int | None:
+        """Task 6.3: a conditional jump. On a Python value, follow it (Dynamo specialises on
+        it); on a tensor, break the graph (``generic_jump``): its value is data, known only
+        by running the graph so far."""
+        raise NotImplementedError("Interpreter.jump (Task 6.3)")
 
     def POP_JUMP_FORWARD_IF_FALSE(self, ins: dis.Instruction) -> int | None:
-        return self._jump(ins, False)
+        return self.jump(ins, False)
 
     def POP_JUMP_FORWARD_IF_TRUE(self, ins: dis.Instruction) -> int | None:
-        return self._jump(ins, True)
+        return self.jump(ins, True)
 
     def JUMP_FORWARD(self, ins: dis.Instruction) -> int:
         return ins.argval
@@ -428,7 +439,7 @@ def capture(fn: Callable, *args: Any, dynamic_ints: frozenset[str] = frozenset()
     in order of first use, then one node per torch call, tensor method or operator on a
     tensor, in program order; Python values (ints, ``x.shape``) are constants. With a
     ``print`` or a branch on a tensor (6.3) it gives one graph per piece. ``dynamic_ints``
-    names int arguments kept as graph inputs instead of constants (Task 6.5)."""
+    names int arguments kept as graph inputs instead of constants (see LabCompiler)."""
     return Interpreter(fn, args, frozenset(dynamic_ints)).run()
 
 
@@ -457,10 +468,11 @@ def make_guards(
     graph); a list or tuple ``TYPE_MATCH`` and ``LENGTH_CHECK``, then its items' guards;
     ``None`` ``ID_MATCH``. Two tensor arguments that are distinct objects must stay distinct
     (``NO_TENSOR_ALIASING``). And the global state the graph was traced under must hold:
-    grad mode (``GLOBAL_STATE``). ``dynamic`` ({name: dims}) and ``dynamic_ints`` are for
-    Task 6.5: those sizes are not compared; those ints are checked by type only."""
+    grad mode (``GLOBAL_STATE``). ``dynamic`` ({name: dims}) and ``dynamic_ints`` come from
+    the compile cache below: those sizes are not compared; those ints are checked by type
+    only."""
     dynamic = dynamic or {}
-    raise NotImplementedError("make_guards (Task 6.5)")
+    raise NotImplementedError("make_guards (Task 6.4)")
 
 
 def _tensor_paths(example: dict[str, Any]) -> list[Callable[[dict], Any]]:
