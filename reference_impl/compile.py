@@ -223,23 +223,37 @@ class Tracer:
             )
         return var.value
 
-    def finish(self, outputs: list[Var], captured: Captured) -> None:
+    def finish(self, outputs: list[Var], captured: Captured, keep_inputs: bool = False) -> None:
         """Task 6.2: close the graph with ``outputs`` (the tensors it computed that the
         program still needs) and keep it, unless it has no call at all: Dynamo never
-        compiles a graph with no calls (``output_graph.py``, ``compile_and_call_fx_graph``)."""
+        compiles a graph with no calls (``output_graph.py``, ``compile_and_call_fx_graph``).
+        Placeholders no call uses are dropped, with their example inputs; ``keep_inputs``:
+        an output may be an input itself."""
         ### BEGIN SOLUTION
         if self.calls == 0:
             return
+        if keep_inputs:  # an input handed straight on needs its placeholder
+            for v in outputs:
+                self.node_for(v)
         produced = [
             self.known[id(v.value)]
             for v in outputs
             if isinstance(v.value, torch.Tensor)
             and id(v.value) in self.known
-            and self.known[id(v.value)].op != "placeholder"
+            and (keep_inputs or self.known[id(v.value)].op != "placeholder")
         ]
         self.graph.output(tuple(dict.fromkeys(produced)))
+        # An input no call reads is dropped (``remove_unused_graphargs``): loading a local
+        # made its placeholder, but a value only passed through needs no graph input.
+        kept = []
+        placeholders = [n for n in self.graph.nodes if n.op == "placeholder"]
+        for node, example in zip(placeholders, self.inputs, strict=True):
+            if node.users:  # a call reads it, or the output hands it on
+                kept.append(example)
+            else:
+                self.graph.erase_node(node)
         captured.graphs.append(torch.fx.GraphModule(torch.nn.Module(), self.graph))
-        captured.example_inputs.append(list(self.inputs))
+        captured.example_inputs.append(kept)
         ### END SOLUTION
 
 
@@ -318,7 +332,10 @@ class Interpreter:
             ins = self.instructions[pc]
             if ins.opname == "RETURN_VALUE":
                 value = self.stack.pop()
-                self.tracer.finish(list(_flatten(value)), self.captured)
+                # One tensor returned is always a graph output, even an input passed through
+                # (``compile_subgraph``'s fast path); a tuple hands on only what the graph made.
+                alone = isinstance(value, Var) and isinstance(value.value, torch.Tensor)
+                self.tracer.finish(list(_flatten(value)), self.captured, keep_inputs=alone)
                 self.captured.result = _real(value)
                 return self.captured
             handler = getattr(self, ins.opname, None)
@@ -781,7 +798,11 @@ class LabCompiler:
             run = _runner(gm, self.backend(gm, example), example, f_locals, captured.result)
         else:
             run = lambda f: self.fn(*f.values())  # noqa: E731 - nothing to compile
-        self.entries.insert(0, CacheEntry(make_guards(f_locals, dims, ints), run, ints))
+        check = make_guards(f_locals, dims, ints)
+        if self.dynamic is True:  # "duck sizing": equal dynamic sizes share one symbol
+            ducks = {k: v - self.dims.get(k, set()) for k, v in dims.items()}
+            check = _duck(check, f_locals, ducks)
+        self.entries.insert(0, CacheEntry(check, run, ints))
         return captured.result
         ### END SOLUTION
 
@@ -794,16 +815,19 @@ class LabCompiler:
         dims: dict[str, frozenset[int]] = {}
         for name, value in f_locals.items():
             if isinstance(value, torch.Tensor):
+                # Dims found dynamic stay so (the frame's state in ``pgo.py``): those whose
+                # size changed since the last compile, and those marked dynamic.
                 found = self.dims.setdefault(name, set())
                 before = self.sizes.get(name)
-                if self.dynamic is None and before is not None and len(before) == value.dim():
+                if self.dynamic is not False and before is not None and len(before) == value.dim():
                     found |= {d for d, s in enumerate(value.shape) if s != before[d]}
-                marked = set(getattr(value, "_dynamo_dynamic_indices", set()))
+                found |= set(getattr(value, "_dynamo_dynamic_indices", set()))
+                marked = set(found) if self.dynamic is None else set()
+                marked |= set(getattr(value, "_dynamo_dynamic_indices", set()))
                 if self.dynamic is True:
                     marked |= set(range(value.dim()))
-                elif self.dynamic is None:
-                    marked |= found
-                dims[name] = frozenset(marked)
+                # A size of 0 or 1 is always compiled static (Dynamo specialises on it).
+                dims[name] = frozenset(d for d in marked if value.shape[d] >= 2)
                 self.sizes[name] = tuple(value.shape)
             elif type(value) is int:
                 before = self.values.get(name)
@@ -813,6 +837,30 @@ class LabCompiler:
         ints = frozenset(self.dynamic_ints) if self.dynamic is not False else frozenset()
         return dims, ints
         ### END SOLUTION
+
+
+def _duck(
+    check: Callable[[dict[str, Any]], bool],
+    f_locals: dict[str, Any],
+    dims: dict[str, frozenset[int]],
+) -> Callable[[dict[str, Any]], bool]:
+    """With ``dynamic=True`` Dynamo gives dynamic sizes that are equal at the compile one
+    symbol (``DimDynamic.DUCK`` in ``symbolic_shapes.py``), so they must stay equal: a
+    ``(3, 3)`` compile does not serve ``(3, 2)``. A dim found dynamic by a change of size,
+    or marked dynamic, has a symbol of its own (``DimDynamic.DYNAMIC``): ``dims`` leaves
+    those out."""
+    groups: dict[int, list[tuple[str, int]]] = {}
+    for name, found in dims.items():
+        for d in sorted(found):
+            groups.setdefault(f_locals[name].shape[d], []).append((name, d))
+    tied = [g for g in groups.values() if len(g) > 1]
+
+    def ducked(f: dict[str, Any]) -> bool:
+        if not check(f):
+            return False
+        return all(len({f[name].shape[d] for name, d in g}) == 1 for g in tied)
+
+    return ducked
 
 
 def _runner(

@@ -194,10 +194,12 @@ class Tracer:
             )
         return var.value
 
-    def finish(self, outputs: list[Var], captured: Captured) -> None:
+    def finish(self, outputs: list[Var], captured: Captured, keep_inputs: bool = False) -> None:
         """Task 6.2: close the graph with ``outputs`` (the tensors it computed that the
         program still needs) and keep it, unless it has no call at all: Dynamo never
-        compiles a graph with no calls (``output_graph.py``, ``compile_and_call_fx_graph``)."""
+        compiles a graph with no calls (``output_graph.py``, ``compile_and_call_fx_graph``).
+        Placeholders no call uses are dropped, with their example inputs; ``keep_inputs``:
+        an output may be an input itself."""
         raise NotImplementedError("Tracer.finish (Task 6.2)")
 
 
@@ -276,7 +278,10 @@ class Interpreter:
             ins = self.instructions[pc]
             if ins.opname == "RETURN_VALUE":
                 value = self.stack.pop()
-                self.tracer.finish(list(_flatten(value)), self.captured)
+                # One tensor returned is always a graph output, even an input passed through
+                # (``compile_subgraph``'s fast path); a tuple hands on only what the graph made.
+                alone = isinstance(value, Var) and isinstance(value.value, torch.Tensor)
+                self.tracer.finish(list(_flatten(value)), self.captured, keep_inputs=alone)
                 self.captured.result = _real(value)
                 return self.captured
             handler = getattr(self, ins.opname, None)
@@ -551,6 +556,30 @@ class LabCompiler:
         """Task 6.5: at a compile, which dims of each tensor argument and which int
         arguments to make dynamic; remembers this compile's sizes and values."""
         raise NotImplementedError("LabCompiler.dynamic_parts (Task 6.5)")
+
+
+def _duck(
+    check: Callable[[dict[str, Any]], bool],
+    f_locals: dict[str, Any],
+    dims: dict[str, frozenset[int]],
+) -> Callable[[dict[str, Any]], bool]:
+    """With ``dynamic=True`` Dynamo gives dynamic sizes that are equal at the compile one
+    symbol (``DimDynamic.DUCK`` in ``symbolic_shapes.py``), so they must stay equal: a
+    ``(3, 3)`` compile does not serve ``(3, 2)``. A dim found dynamic by a change of size,
+    or marked dynamic, has a symbol of its own (``DimDynamic.DYNAMIC``): ``dims`` leaves
+    those out."""
+    groups: dict[int, list[tuple[str, int]]] = {}
+    for name, found in dims.items():
+        for d in sorted(found):
+            groups.setdefault(f_locals[name].shape[d], []).append((name, d))
+    tied = [g for g in groups.values() if len(g) > 1]
+
+    def ducked(f: dict[str, Any]) -> bool:
+        if not check(f):
+            return False
+        return all(len({f[name].shape[d] for name, d in g}) == 1 for g in tied)
+
+    return ducked
 
 
 def _runner(

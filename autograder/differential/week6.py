@@ -1,0 +1,378 @@
+"""Week 6's random programs: functions captured, guarded and cached by real Dynamo and by an
+engine (``compile.py``), every observation compared.
+
+Three kinds of program, drawn in turn:
+
+- ``capture``: a random function of square tensors (so ``t()`` and ``@`` always fit), an int
+  and a list of tensors: pointwise ops, operators, reductions kept as 0-d tensors, keyword
+  arguments, ``x.shape`` constants, ``print`` (a break), ``if`` on a tensor (a break) or on
+  the int (no break), a tuple or one tensor returned. Compared: the graphs (each one's calls,
+  placeholders, what it outputs on its example inputs) and the result.
+- ``guards``: a random example (tensors of random shape, dtype and requires_grad, ints,
+  floats, lists of tensors, None) and probes that change one thing about it (a size, a
+  transpose, the dtype, requires_grad, a value, a list's length, an alias, grad mode).
+  Compared: each probe's decision.
+- ``cache``: a random call sequence (sizes, int values, ``dynamic`` None/True/False,
+  ``mark_dynamic``, ``reset``) through ``LabCompiler`` and through ``torch.compile``.
+  Compared: the results and the compile count after each call.
+
+``EXCLUDED`` lists what the generator leaves out, with the reason.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import torch
+
+from autograder.observe import guard
+from autograder.weeks.week6.common import captured, fresh, value
+
+EXCLUDED = {
+    "calls of Python functions": "Dynamo inlines them; the lab's mini-Dynamo refuses them",
+    "loops": "Dynamo unrolls them (backward jumps); the lab's interpreter goes forward only",
+    "non-contiguous tensors with dynamic sizes": (
+        "Dynamo guards their strides as formulas of the sizes; the lab refuses them"
+    ),
+    "mark_dynamic on a size-1 dim": "Dynamo raises a ConstraintViolation: nothing to compare",
+    "breaks inside LabCompiler": "LabCompiler compiles straight-line functions only",
+}
+
+UNARY = [
+    "{a}.sin()",
+    "torch.cos({a})",
+    "{a}.relu()",
+    "torch.nn.functional.relu({a})",
+    "-{a}",
+    "{a} * 2",
+    "{a} + 1.5",
+    "torch.tanh({a})",
+    "{a}.exp().clamp(max=4.0)",
+    "{a}.abs()",
+    "{a}.sigmoid()",
+    "{a} * x.shape[0]",
+    "{a} * n",
+    "{a}.t()",
+]
+BINARY = [
+    "{a} + {b}",
+    "{a} - {b}",
+    "{a} * {b}",
+    "{a} / ({b}.abs() + 1)",
+    "torch.maximum({a}, {b})",
+    "torch.add({a}, {b}, alpha=2)",
+    "{a}.sum(0, keepdim=True) * {b}",
+    "{a}.mean(dim=1, keepdim=True) + {b}",
+]
+MATRIX = ["{a} @ {b}", "torch.mm({a}, {b})"]  # both operands square
+REDUCE = ["{a}.sum()", "{a}.mean()", "torch.amax({a})"]
+CONDITIONS = ["{a}.sum() > 0", "{a}.mean() < 0.5", "({a} * 2).amax() >= 1"]
+
+
+def generate(rng: random.Random) -> dict[str, Any]:
+    kind = rng.choice(["capture", "capture", "guards", "cache"])
+    return {"capture": _capture, "guards": _guards, "cache": _cache}[kind](rng)
+
+
+# ---- capture ------------------------------------------------------------------------------------
+
+
+def _capture(rng: random.Random) -> dict[str, Any]:
+    size = rng.choice([2, 3])
+    square = ["x", "y", "xs[0]"]  # square tensors: t() and @ fit
+    any_tensor = list(square)  # square or 0-d: broadcasting always fits
+    lines: list[str] = []
+    fresh_names = (f"v{i}" for i in range(100))
+
+    def pick(pool: list[str]) -> str:
+        return rng.choice(pool)
+
+    for _ in range(rng.randint(1, 7)):
+        roll = rng.random()
+        if roll < 0.12:
+            lines.append("print('torchlab')")
+            continue
+        if roll < 0.24 and len(lines) < 6:
+            cond = rng.choice(CONDITIONS).format(a=pick(any_tensor))
+            if rng.random() < 0.25:
+                cond = rng.choice(["n > 2", "n <= 2"])
+            target = pick([s for s in square if "[" not in s])
+            body = rng.choice(UNARY + BINARY).format(a=target, b=pick(square))
+            lines.append(f"if {cond}:\n        {target} = {body}")
+            continue
+        name = next(fresh_names)
+        if roll < 0.34:
+            lines.append(f"{name} = {rng.choice(REDUCE).format(a=pick(any_tensor))}")
+            any_tensor.append(name)
+            continue
+        if roll < 0.44:
+            template = rng.choice(MATRIX)
+            lines.append(f"{name} = {template.format(a=pick(square), b=pick(square))}")
+        elif roll < 0.72:
+            template = rng.choice(BINARY)
+            first = pick(square)
+            lines.append(f"{name} = {template.format(a=first, b=pick(any_tensor))}")
+        else:
+            lines.append(f"{name} = {rng.choice(UNARY).format(a=pick(square))}")
+        square.append(name)
+        any_tensor.append(name)
+    returned = rng.sample(any_tensor, k=min(len(any_tensor), rng.randint(1, 3)))
+    result = returned[0] if len(returned) == 1 else "(" + ", ".join(returned) + ",)"
+    return {
+        "kind": "capture",
+        "size": size,
+        "n": rng.randint(1, 4),
+        "starts": [round(rng.uniform(-2, 2), 2) for _ in range(4)],
+        "lines": lines,
+        "return": result,
+    }
+
+
+def _capture_source(program: dict[str, Any]) -> str:
+    body = "".join(f"    {line}\n" for line in program["lines"])
+    return f"def f(x, y, n, xs):\n{body}    return {program['return']}\n"
+
+
+def _tensor(shape: list[int], start: float, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    n = 1
+    for s in shape:
+        n *= s
+    return (torch.arange(n, dtype=torch.float64) * 0.25 + start).to(dtype).reshape(shape)
+
+
+def _capture_args(program: dict[str, Any]) -> tuple:
+    s, starts = program["size"], program["starts"]
+    x, y = _tensor([s, s], starts[0]), _tensor([s, s], starts[1])
+    xs = [_tensor([s, s], starts[2]), _tensor([s, s], starts[3])]
+    return x, y, program["n"], xs
+
+
+# ---- guards -----------------------------------------------------------------------------------
+
+DTYPES = {"float32": torch.float32, "float64": torch.float64, "int64": torch.int64}
+
+
+def _tensor_spec(rng: random.Random) -> dict[str, Any]:
+    dtype = rng.choice(list(DTYPES))
+    return {
+        "t": "tensor",
+        "shape": [rng.randint(1, 4) for _ in range(rng.randint(0, 3))],
+        "dtype": dtype,
+        "grad": dtype != "int64" and rng.random() < 0.25,
+        "transposed": rng.random() < 0.15,
+    }
+
+
+def _value_spec(rng: random.Random) -> dict[str, Any]:
+    roll = rng.random()
+    if roll < 0.5:
+        return _tensor_spec(rng)
+    if roll < 0.65:
+        return {"t": "int", "v": rng.randint(0, 5)}
+    if roll < 0.75:
+        return {"t": "float", "v": rng.choice([0.5, 1.5, 2.0])}
+    if roll < 0.9:
+        return {"t": "list", "items": [_tensor_spec(rng) for _ in range(rng.randint(1, 3))]}
+    return {"t": "none"}
+
+
+def _guards(rng: random.Random) -> dict[str, Any]:
+    names = ["a", "b", "c"][: rng.randint(1, 3)]
+    example = {name: _value_spec(rng) for name in names}
+    if not any(v["t"] in ("tensor", "list") for v in example.values()):
+        example[names[0]] = _tensor_spec(rng)
+    probes = [_probe(rng, example) for _ in range(rng.randint(4, 10))]
+    return {"kind": "guards", "example": example, "probes": probes}
+
+
+def _probe(rng: random.Random, example: dict[str, Any]) -> list[Any]:
+    """One change to the example: [how, argument name, detail]."""
+    name = rng.choice(list(example))
+    spec = example[name]
+    choices: list[list[Any]] = [["same", name, None], ["no_grad", name, None]]
+    if spec["t"] == "tensor":
+        choices += [
+            ["size", name, rng.randint(0, max(len(spec["shape"]) - 1, 0))],
+            ["dtype", name, rng.choice(list(DTYPES))],
+            ["grad", name, None],
+            ["transpose", name, None],
+            ["int", name, 3],
+            ["parameter", name, None],
+        ]
+        others = [k for k, v in example.items() if v["t"] == "tensor" and k != name]
+        if others:
+            choices.append(["alias", name, rng.choice(others)])
+    elif spec["t"] in ("int", "float"):
+        choices += [["value", name, rng.choice([0, 1, 2, 3, 0.5, 1.5, True])]]
+    elif spec["t"] == "list":
+        choices += [["longer", name, None], ["shorter", name, None], ["tuple", name, None]]
+        choices.append(["alias_items", name, None])
+    else:
+        choices.append(["value", name, 0])
+    return rng.choice(choices)
+
+
+def _make(spec: dict[str, Any], start: float = 0.0) -> Any:
+    kind = spec["t"]
+    if kind == "tensor":
+        t = _tensor(spec["shape"], start, DTYPES[spec["dtype"]])
+        if spec["transposed"] and t.dim() >= 2:
+            t = t.transpose(0, 1).contiguous().transpose(0, 1)
+        return t.requires_grad_(spec["grad"])
+    if kind in ("int", "float"):
+        return spec["v"]
+    if kind == "list":
+        return [_make(item, start + i) for i, item in enumerate(spec["items"])]
+    return None
+
+
+def _apply_probe(example: dict[str, Any], probe: list[Any]) -> tuple[dict[str, Any], bool]:
+    """A fresh copy of the example's values with the probe's change; and whether to check it
+    under ``torch.no_grad()``."""
+    how, name, detail = probe
+    values = {k: _make(spec, i) for i, (k, spec) in enumerate(example.items())}
+    spec = example[name]
+    if how == "size":
+        shape = list(spec["shape"]) or [1]
+        shape[min(detail, len(shape) - 1)] += 1
+        values[name] = _make({**spec, "shape": shape})
+    elif how == "dtype":
+        values[name] = _make({**spec, "dtype": detail, "grad": False})
+    elif how == "grad":
+        t = values[name]
+        values[name] = (
+            t.detach().requires_grad_(not t.requires_grad) if t.is_floating_point() else t
+        )
+    elif how == "transpose":
+        t = values[name].detach()
+        values[name] = t.t().contiguous().t() if t.dim() == 2 else t.unsqueeze(0)
+    elif how in ("int", "value"):
+        values[name] = detail
+    elif how == "parameter":
+        values[name] = torch.nn.Parameter(values[name].detach().double())
+    elif how == "alias":
+        values[name] = values[detail]
+    elif how == "longer":
+        values[name] = values[name] + [values[name][-1].clone()]
+    elif how == "shorter":
+        values[name] = values[name][:-1]
+    elif how == "tuple":
+        values[name] = tuple(values[name])
+    elif how == "alias_items":
+        values[name] = [values[name][0]] * len(values[name])
+    return values, how == "no_grad"
+
+
+# ---- cache ------------------------------------------------------------------------------------
+
+CACHED = {
+    "pointwise": "def f(x, n):\n    return (x.sin() * n).sum(0) + 1\n",
+    "matmul": "def f(x, n):\n    return (x @ x.t()) * n\n",
+}
+
+
+def _cache(rng: random.Random) -> dict[str, Any]:
+    calls = []
+    for _ in range(rng.randint(3, 10)):
+        if calls and rng.random() < 0.08:
+            calls.append(["reset"])
+            continue
+        rows, cols = rng.choice([1, 2, 3, 4, 5]), rng.choice([2, 3])
+        calls.append(["call", [rows, cols], rng.choice([1, 2, 3, 4])])
+    return {
+        "kind": "cache",
+        "fn": rng.choice(list(CACHED)),
+        "dynamic": rng.choice([None, None, True, False]),
+        "mark": rng.random() < 0.2,
+        "calls": calls,
+    }
+
+
+class _Counter:
+    def __init__(self) -> None:
+        self.n = 0
+
+    def __call__(self, gm: Any, example_inputs: list[Any]) -> Any:
+        self.n += 1
+        return gm.forward
+
+
+# ---- running ----------------------------------------------------------------------------------
+
+
+def execute(lib: Any, program: dict[str, Any]) -> Any:
+    if program["kind"] == "capture":
+        return captured(lib, fresh(_capture_source(program)), *_capture_args(program))
+    if program["kind"] == "guards":
+        return _execute_guards(lib, program)
+    return _execute_cache(lib, program)
+
+
+def _execute_guards(lib: Any, program: dict[str, Any]) -> Any:
+    example = {k: _make(spec, i) for i, (k, spec) in enumerate(program["example"].items())}
+    check = guard(lambda: lib.make_guards(example))
+    if isinstance(check, dict):
+        return check
+    out = []
+    for probe in program["probes"]:
+        values, no_grad = _apply_probe(program["example"], probe)
+        if no_grad:
+            with torch.no_grad():
+                out.append(guard(lambda v=values: bool(check(v))))
+        else:
+            out.append(guard(lambda v=values: bool(check(v))))
+    return out
+
+
+def _execute_cache(lib: Any, program: dict[str, Any]) -> Any:
+    fn, counter = fresh(CACHED[program["fn"]]), _Counter()
+    compiled = guard(lambda: lib.LabCompiler(fn, counter, dynamic=program["dynamic"]))
+    if isinstance(compiled, dict):
+        return compiled
+    results, counts = [], []
+    first = True
+    for step in program["calls"]:
+        if step[0] == "reset":
+            compiled.reset()
+            continue
+        x = _tensor(step[1], 0.5)
+        if first and program["mark"] and step[1][0] > 1:
+            torch._dynamo.mark_dynamic(x, 0)
+        first = False
+        results.append(guard(lambda x=x, n=step[2]: value(compiled(x, n))))
+        counts.append(counter.n)
+    return {"results": results, "compiles": counts}
+
+
+# ---- reading ----------------------------------------------------------------------------------
+
+
+def describe(program: dict[str, Any]) -> str:
+    if program["kind"] == "capture":
+        s, starts = program["size"], program["starts"]
+        args = f"# x, y, xs[0], xs[1]: ({s}, {s}) arange * 0.25 from {starts}; n = {program['n']}"
+        return _capture_source(program) + args
+    if program["kind"] == "guards":
+        lines = [f"make_guards({program['example']})"]
+        lines += [f"  probe: {p}" for p in program["probes"]]
+        return "\n".join(lines)
+    lines = [CACHED[program["fn"]].rstrip(), f"LabCompiler(f, dynamic={program['dynamic']})"]
+    if program["mark"]:
+        lines.append("mark_dynamic(first x, 0)")
+    lines += [f"  {step}" for step in program["calls"]]
+    return "\n".join(lines)
+
+
+def BREAK(engine: Any) -> Any:  # noqa: N802 - the name every generator uses
+    """Break the engine on purpose (for ``--broken``): guards that ignore strides."""
+    original = engine.tensor_match
+
+    def sloppy(t: Any, dynamic_dims: Any = frozenset()) -> Any:
+        check = original(t, dynamic_dims)
+        return lambda x: (
+            check(x) or (isinstance(x, torch.Tensor) and x.shape == t.shape and x.dtype == t.dtype)
+        )
+
+    engine.tensor_match = sloppy
+    return original
