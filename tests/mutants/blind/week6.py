@@ -1,0 +1,649 @@
+"""Week 6's blind set: NN learner bugs written by a helper who read only the reference
+(reference_impl/compile.py) and the chapter notes, never the cases; frozen before it was
+scored (sha256 PENDING)."""
+
+from autograder.mutation import Mutant
+
+
+def _m(task, name, old, new, why="", file=""):
+    return Mutant("week6", task, name, old, new, why, file)
+
+
+_GOT = "        got = (type(x), torch._C._dispatch_keys(x), x.dtype, x.device, x.requires_grad)"
+_ENTRY = "        self.entries.insert(0, CacheEntry(make_guards(f_locals, dims, ints), run, ints))"
+_INT_DYN = (
+    "                if self.dynamic is True or (self.dynamic is None and before not in (None, value)):"
+)
+_NEW_TRACER = "        self.tracer = Tracer(self.dynamic_ints)\n"
+_FOUND = "                    found |= {d for d, s in enumerate(value.shape) if s != before[d]}"
+_BREAK_COUNT = '        "graph_break_count": max(len(recorder.graphs) - 1, 0),'
+_RESET = "    torch._dynamo.reset()\n    recorder = GraphRecorder()\n"
+_EQUALS = "            checks.append(lambda f: type(get(f)) is kind and get(f) == value)"
+_LIST = "            checks.append(lambda f: type(get(f)) is kind and len(get(f)) == n)"
+_DYN_INT_GUARD = "            checks.append(lambda f: type(get(f)) is int)"
+_DYN_RETURN = "            return static and x.is_contiguous()"
+
+WEEK6_BLIND = [
+    # ------------------------------------------------------------------ Task 6.1
+    _m(
+        "6.1",
+        "recorder returns nothing",
+        "        return gm.forward  # the graph itself: Dynamo calls it with the same inputs\n",
+        "",
+        "thinks a recording backend only has to look at the graph, not hand back a callable",
+    ),
+    _m(
+        "6.1",
+        "recorder replays the example inputs",
+        "        return gm.forward  # the graph itself: Dynamo calls it with the same inputs\n",
+        "        return lambda *inputs: gm.forward(*example_inputs)\n",
+        "closes over the example inputs it was handed, so every later call the guards accept "
+        "returns the first call's result",
+    ),
+    _m(
+        "6.1",
+        "recorder keeps only the last graph",
+        "        self.graphs.append(gm)\n",
+        "        self.graphs = [gm]\n",
+        "stores 'the graph' instead of appending: after a break only the resume graph is left",
+    ),
+    _m(
+        "6.1",
+        "example inputs flattened into one list",
+        "        self.example_inputs.append(list(example_inputs))",
+        "        self.example_inputs.extend(example_inputs)",
+        "extend instead of append: one flat list of tensors, not one list per graph",
+    ),
+    _m(
+        "6.1",
+        "explain does not reset Dynamo",
+        _RESET,
+        "    recorder = GraphRecorder()\n",
+        "skips torch._dynamo.reset(): a function already compiled hands the recorder nothing",
+    ),
+    _m(
+        "6.1",
+        "explain shares one recorder across calls",
+        _RESET,
+        '    torch._dynamo.reset()\n    recorder = explain.__dict__.setdefault("recorder", GraphRecorder())\n',
+        "makes the recorder once (a module-level backend): the graphs of earlier explains pile up",
+    ),
+    _m(
+        "6.1",
+        "break count equals graph count",
+        _BREAK_COUNT,
+        '        "graph_break_count": len(recorder.graphs),',
+        "counts each graph as one break",
+    ),
+    _m(
+        "6.1",
+        "break count negative without graphs",
+        _BREAK_COUNT,
+        '        "graph_break_count": len(recorder.graphs) - 1,',
+        "one fewer than the graphs, forgetting a function with no tensor op gives no graph at all",
+    ),
+    _m(
+        "6.1",
+        "explain returns only the last graph",
+        '        "graphs": recorder.graphs,',
+        '        "graphs": recorder.graphs[-1:],',
+        "thinks the final graph is the whole program",
+    ),
+    # ------------------------------------------------------------------ Task 6.2
+    _m(
+        "6.2",
+        "placeholder made on every use",
+        "            if key not in self.known:\n"
+        '                self.known[key] = self.graph.placeholder(f"L_{name}_")\n'
+        "                self.inputs.append(var.value)\n"
+        "            return self.known[key]",
+        "            if key not in self.known:\n"
+        "                self.inputs.append(var.value)\n"
+        '                return self.graph.placeholder(f"L_{name}_")\n'
+        "            return self.known[key]",
+        "makes the placeholder but never remembers it: an input used twice becomes two inputs",
+    ),
+    _m(
+        "6.2",
+        "graph inputs not recorded",
+        "                self.inputs.append(var.value)\n            return self.known[key]",
+        "            return self.known[key]",
+        "makes the placeholder but forgets the example input that goes with it",
+    ),
+    _m(
+        "6.2",
+        "placeholder not named L_<name>_",
+        '                self.known[key] = self.graph.placeholder(f"L_{name}_")',
+        "                self.known[key] = self.graph.placeholder(name)",
+        "names placeholders after the local as is, not as Dynamo's source L['x'] does",
+    ),
+    _m(
+        "6.2",
+        "kwargs dropped from the node",
+        "        node = self.graph.create_node(kind, target, node_args, node_kwargs)",
+        "        node = self.graph.create_node(kind, target, node_args)",
+        "computes the kwargs but forgets to pass them to create_node",
+    ),
+    _m(
+        "6.2",
+        "kwargs dropped from the real call",
+        "            value = target(*real_args, **real_kwargs)",
+        "            value = target(*real_args)",
+        "runs the function with its positional arguments only",
+    ),
+    _m(
+        "6.2",
+        "calls not counted",
+        "        self.calls += 1\n",
+        "",
+        "never updates Tracer.calls, so every graph looks empty",
+    ),
+    _m(
+        "6.2",
+        "call result not remembered",
+        "        if isinstance(value, torch.Tensor):\n"
+        "            self.known[id(value)] = node\n"
+        "        return Var(value, node)",
+        "        return Var(value, node)",
+        "returns the node with the Var but never registers it: a computed tensor used again "
+        "becomes a new placeholder",
+    ),
+    _m(
+        "6.2",
+        "graph outputs include its inputs",
+        '            and self.known[id(v.value)].op != "placeholder"\n',
+        "",
+        "outputs every live tensor the graph knows, inputs included",
+    ),
+    _m(
+        "6.2",
+        "graph outputs not deduplicated",
+        "        self.graph.output(tuple(dict.fromkeys(produced)))",
+        "        self.graph.output(tuple(produced))",
+        "a tensor returned twice (or held by two locals) is output twice",
+    ),
+    _m(
+        "6.2",
+        "LOAD_FAST bypasses load_local",
+        "        self.stack.append(self.load_local(ins.argval))",
+        "        self.stack.append(self.locals[ins.argval])",
+        "reads the local directly: placeholders get the generic name and ints never become "
+        "dynamic inputs",
+    ),
+    _m(
+        "6.2",
+        "STORE_FAST peeks instead of popping",
+        "        self.locals[ins.argval] = self.stack.pop()",
+        "        self.locals[ins.argval] = self.stack[-1]",
+        "reads the top of the stack without popping it: the stack keeps stale values",
+    ),
+    _m(
+        "6.2",
+        "LOAD_GLOBAL tests the whole arg for NULL",
+        "        if ins.arg & 1:  # 3.11: the low bit asks for a NULL below the global",
+        "        if ins.arg:  # 3.11: asks for a NULL below the global",
+        "reads any non-zero arg as 'push NULL', forgetting the name index is in the high bits",
+    ),
+    _m(
+        "6.2",
+        "LOAD_GLOBAL ignores builtins",
+        "        if name in self.fn.__globals__:\n"
+        "            value = self.fn.__globals__[name]\n"
+        "        else:\n"
+        "            value = getattr(self.fn.__builtins__, name, None) or __builtins__[name]"
+        "  # type: ignore[index]\n",
+        "        value = self.fn.__globals__[name]\n",
+        "looks names up in the function's globals only: print, len are builtins",
+    ),
+    _m(
+        "6.2",
+        "LOAD_GLOBAL reads the compiler's globals",
+        "        if name in self.fn.__globals__:\n            value = self.fn.__globals__[name]\n",
+        "        if name in globals():\n            value = globals()[name]\n",
+        "uses globals() (this module's) instead of the traced function's __globals__",
+    ),
+    _m(
+        "6.2",
+        "LOAD_METHOD pushes no NULL",
+        "        owner = self.stack.pop()\n        self.stack.append(NULL)\n",
+        "        owner = self.stack.pop()\n",
+        "pushes only the method, forgetting 3.11's two-slot callable convention",
+    ),
+    _m(
+        "6.2",
+        "LOAD_METHOD makes a Method of anything",
+        "        if isinstance(owner.value, torch.Tensor):\n"
+        "            self.stack.append(Method(owner, ins.argval))",
+        "        if True:\n            self.stack.append(Method(owner, ins.argval))",
+        "treats F.relu (LOAD_METHOD on a module) as a tensor method: call_method instead of "
+        "call_function",
+    ),
+    _m(
+        "6.2",
+        "BINARY_OP operands swapped",
+        "        right, left = self.stack.pop(), self.stack.pop()\n        if ins.arg not in BINARY_OPS:",
+        "        left, right = self.stack.pop(), self.stack.pop()\n        if ins.arg not in BINARY_OPS:",
+        "pops left first: x - y becomes y - x",
+    ),
+    _m(
+        "6.2",
+        "BINARY_OP records Python arithmetic",
+        "        self.stack.append(self._apply(BINARY_OPS[ins.arg], [left, right]))",
+        '        self.stack.append(self.tracer.call("call_function", BINARY_OPS[ins.arg], [left, right], {}))',
+        "records every operator, even on ints such as x.shape[0] * 2, instead of folding them",
+    ),
+    _m(
+        "6.2",
+        "kwargs taken from the front",
+        "        positional = args[: len(args) - len(names)]\n"
+        "        kwargs = dict(zip(names, args[len(args) - len(names) :], strict=True))",
+        "        positional = args[len(names) :]\n"
+        "        kwargs = dict(zip(names, args[: len(names)], strict=True))",
+        "binds KW_NAMES to the first arguments instead of the last",
+    ),
+    _m(
+        "6.2",
+        "KW_NAMES not cleared",
+        "        argc, names = ins.arg, self.kw_names\n        self.kw_names = ()\n",
+        "        argc, names = ins.arg, self.kw_names\n",
+        "forgets KW_NAMES applies to the next CALL only",
+    ),
+    _m(
+        "6.2",
+        "method self passed last",
+        "[callee.owner, *positional]",
+        "[*positional, callee.owner]",
+        "puts the receiver after the arguments: x.sub(y) becomes y.sub(x)",
+    ),
+    # ------------------------------------------------------------------ Task 6.3
+    _m(
+        "6.3",
+        "print runs inside the graph, no break",
+        "        live = list(_flatten(self.stack)) + list(_flatten(list(self.locals.values())))\n"
+        "        self.tracer.finish(live, self.captured)\n"
+        "        self.tracer = Tracer(self.dynamic_ints)\n"
+        "        for var in live:\n"
+        "            var.node = None  # the next graph gets them as placeholders, on first use\n"
+        "        self.stack.append(Var(run()))",
+        "        self.stack.append(Var(run()))",
+        "the interpreter runs things for real anyway, so just run the print and keep tracing",
+    ),
+    _m(
+        "6.3",
+        "resume graph never kept",
+        _NEW_TRACER,
+        _NEW_TRACER + "        self.tracer.finish = lambda outputs, captured: None  # rest runs eagerly\n",
+        "stops capturing at the first break: the rest of the function runs but is never compiled",
+    ),
+    _m(
+        "6.3",
+        "no new graph after the break",
+        _NEW_TRACER,
+        "",
+        "closes the graph but keeps writing into it",
+    ),
+    _m(
+        "6.3",
+        "resume graph reuses the old graph's nodes",
+        _NEW_TRACER,
+        "        known = self.tracer.known\n" + _NEW_TRACER + "        self.tracer.known = known\n",
+        "carries the known tensors over: the new graph points at the old graph's nodes instead "
+        "of taking placeholders",
+    ),
+    _m(
+        "6.3",
+        "live values: stack only",
+        "        live = list(_flatten(self.stack)) + list(_flatten(list(self.locals.values())))",
+        "        live = list(_flatten(self.stack))",
+        "outputs what is on the stack and forgets the locals the rest of the code still reads",
+    ),
+    _m(
+        "6.3",
+        "break result not pushed",
+        "        self.stack.append(Var(run()))",
+        "        run()",
+        "print returns None, so nothing to push (but CALL's POP_TOP and the jump expect it)",
+    ),
+    _m(
+        "6.3",
+        "live vars keep their old nodes",
+        "        for var in live:\n"
+        "            var.node = None  # the next graph gets them as placeholders, on first use\n",
+        "",
+        "thinks the new tracer's table is enough: a dynamic int keeps the old graph's placeholder",
+    ),
+    _m(
+        "6.3",
+        "jump taken the wrong way",
+        "        return ins.argval if taken == jump_if else None",
+        "        return None if taken == jump_if else ins.argval",
+        "inverts POP_JUMP_IF_FALSE/TRUE: jumps when the condition says fall through",
+    ),
+    _m(
+        "6.3",
+        "tensor branch specialised without a break",
+        "        if isinstance(cond.value, torch.Tensor):\n            self.graph_break(",
+        "        if False:\n            self.graph_break(",
+        "has the real value, so takes the branch and keeps one graph (Dynamo cannot)",
+    ),
+    _m(
+        "6.3",
+        "every branch breaks the graph",
+        "        if isinstance(cond.value, torch.Tensor):\n            self.graph_break(",
+        "        if True:\n            self.graph_break(",
+        "breaks on branches on Python values too, instead of specialising on them",
+    ),
+    _m(
+        "6.3",
+        "condition compared without bool()",
+        "            taken = bool(cond.value)",
+        "            taken = cond.value",
+        "compares the raw value with True/False: `if n:` with n=2 never jumps as it should",
+    ),
+    _m(
+        "6.3",
+        "empty graph compiled",
+        "        if self.calls == 0:\n            return\n",
+        "",
+        "keeps every graph, even one with no call (a break right at the start)",
+    ),
+    _m(
+        "6.3",
+        "empty graph judged by its inputs",
+        "        if self.calls == 0:",
+        "        if not self.inputs:",
+        "drops graphs without inputs (torch.ones(3)) and keeps graphs that only pass inputs on",
+    ),
+    _m(
+        "6.3",
+        "print handed the Vars",
+        "lambda: fn(*_real(positional), **_real(kwargs))",
+        "lambda: fn(*positional)",
+        "passes the interpreter's Vars to print instead of the real values",
+    ),
+    # ------------------------------------------------------------------ Task 6.4
+    _m(
+        "6.4",
+        "strides not guarded",
+        "        return list(x.shape) == sizes and list(x.stride()) == strides",
+        "        return list(x.shape) == sizes",
+        "same shape means same tensor: a transposed or sliced input passes",
+    ),
+    _m(
+        "6.4",
+        "requires_grad not guarded",
+        _GOT,
+        _GOT.replace("x.requires_grad", "t.requires_grad"),
+        "never compares requires_grad (reads it from the example twice)",
+    ),
+    _m(
+        "6.4",
+        "dtype not guarded",
+        _GOT,
+        _GOT.replace("x.dtype", "t.dtype"),
+        "never compares the dtype: a float64 input reuses the float32 graph",
+    ),
+    _m(
+        "6.4",
+        "device not guarded",
+        _GOT,
+        _GOT.replace("x.device", "t.device"),
+        "never compares the device",
+    ),
+    _m(
+        "6.4",
+        "dispatch keys not guarded",
+        _GOT,
+        _GOT.replace("torch._C._dispatch_keys(x)", "torch._C._dispatch_keys(t)"),
+        "never compares the dispatch key set (an inference tensor, a wrapper subclass pass)",
+    ),
+    _m(
+        "6.4",
+        "tensor type not guarded",
+        _GOT,
+        _GOT.replace("(type(x),", "(type(t),"),
+        "isinstance is enough: an nn.Parameter passes a plain-Tensor guard and vice versa",
+    ),
+    _m(
+        "6.4",
+        "tensor rank not guarded",
+        "        if got != expected or x.dim() != len(sizes):",
+        "        if got != expected:",
+        "the size comparison will catch a rank change (it does not once a dim is dynamic)",
+    ),
+    _m(
+        "6.4",
+        "constant guard compares value only",
+        _EQUALS,
+        "            checks.append(lambda f: get(f) == value)",
+        "EQUALS_MATCH as ==: True == 1 and 2.0 == 2 pass an int guard",
+    ),
+    _m(
+        "6.4",
+        "constant guard uses isinstance",
+        _EQUALS,
+        "            checks.append(lambda f: isinstance(get(f), kind) and get(f) == value)",
+        "isinstance(True, int) is True: a bool passes the guard of the int 1",
+    ),
+    _m(
+        "6.4",
+        "list length not guarded",
+        _LIST,
+        "            checks.append(lambda f: type(get(f)) is kind)",
+        "TYPE_MATCH only: a longer list passes (its extra items never checked)",
+    ),
+    _m(
+        "6.4",
+        "list type not guarded",
+        _LIST,
+        "            checks.append(lambda f: len(get(f)) == n)",
+        "LENGTH_CHECK only: a tuple passes the guard of a list",
+    ),
+    _m(
+        "6.4",
+        "list items not guarded",
+        "            for i, item in enumerate(value):\n"
+        '                guard_value(lambda f, i=i: get(f)[i], item, f"{name}[{i}]", False)',
+        "            pass  # the items are checked when the graph uses them",
+        "guards the container, not what is in it",
+    ),
+    _m(
+        "6.4",
+        "None not guarded",
+        "            checks.append(lambda f: get(f) is None)",
+        "            pass  # nothing to check on None",
+        "None has no shape or value to guard, so anything passes in its place",
+    ),
+    _m(
+        "6.4",
+        "no aliasing guard",
+        "        return len(set(found)) == len(found)",
+        "        return True",
+        "forgets NO_TENSOR_ALIASING: f(a, a) reuses the graph traced for two tensors",
+    ),
+    _m(
+        "6.4",
+        "aliasing guard on top-level tensors only",
+        "    aliases = _tensor_paths(example)",
+        "    aliases = [getters[n] for n, v in example.items() if isinstance(v, torch.Tensor)]",
+        "checks the tensor arguments against each other but not tensors inside lists",
+    ),
+    _m(
+        "6.4",
+        "grad mode not guarded",
+        "        if torch.is_grad_enabled() != grad_mode:\n            return False\n",
+        "",
+        "guards the inputs only, not the global state",
+    ),
+    _m(
+        "6.4",
+        "grad mode assumed on",
+        "    grad_mode = torch.is_grad_enabled()",
+        "    grad_mode = True",
+        "guards that grad is enabled instead of what it was at compile time",
+    ),
+    # ------------------------------------------------------------------ Task 6.5
+    _m(
+        "6.5",
+        "entries tried oldest first",
+        _ENTRY,
+        "        self.entries.append(CacheEntry(make_guards(f_locals, dims, ints), run, ints))",
+        "appends: the first (static) entry wins over the newer dynamic one",
+    ),
+    _m(
+        "6.5",
+        "only the newest entry tried",
+        "        for entry in self.entries:  # newest first",
+        "        for entry in self.entries[:1]:  # the latest compile",
+        "checks the last compile only: going back to an earlier shape recompiles",
+    ),
+    _m(
+        "6.5",
+        "recompile limit off by one",
+        "        if len(self.entries) >= self.recompile_limit:",
+        "        if len(self.entries) > self.recompile_limit:",
+        "allows recompile_limit recompiles on top of the first compile",
+    ),
+    _m(
+        "6.5",
+        "recompile limit raises",
+        "            return self.fn(*args)  # Dynamo gives up on this frame: plain Python from now on",
+        '            raise RuntimeError(f"hit config.recompile_limit ({self.recompile_limit})")',
+        "treats the limit as an error (fail_on_recompile) instead of falling back to eager",
+    ),
+    _m(
+        "6.5",
+        "guards ignore dynamic dims",
+        _ENTRY,
+        _ENTRY.replace("make_guards(f_locals, dims, ints)", "make_guards(f_locals, None, ints)"),
+        "computes the dynamic dims for capture but still installs static shape guards",
+    ),
+    _m(
+        "6.5",
+        "guards ignore dynamic ints",
+        _ENTRY,
+        _ENTRY.replace("make_guards(f_locals, dims, ints)", "make_guards(f_locals, dims)"),
+        "a dynamic int is still guarded by value: every new value recompiles",
+    ),
+    _m(
+        "6.5",
+        "capture ignores dynamic ints",
+        "        captured = capture(self.fn, *args, dynamic_ints=ints)",
+        "        captured = capture(self.fn, *args)",
+        "guards the int by type only but bakes its first value into the graph",
+    ),
+    _m(
+        "6.5",
+        "dynamic=False treated as automatic",
+        "                if self.dynamic is None and before is not None and len(before) == value.dim():\n"
+        + _FOUND
+        + "\n"
+        "                marked = set(getattr(value, \"_dynamo_dynamic_indices\", set()))\n"
+        "                if self.dynamic is True:\n"
+        "                    marked |= set(range(value.dim()))\n"
+        "                elif self.dynamic is None:\n",
+        "                if not self.dynamic and before is not None and len(before) == value.dim():\n"
+        + _FOUND
+        + "\n"
+        "                marked = set(getattr(value, \"_dynamo_dynamic_indices\", set()))\n"
+        "                if self.dynamic is True:\n"
+        "                    marked |= set(range(value.dim()))\n"
+        "                else:\n",
+        "writes `not self.dynamic` for automatic mode: False is falsy too, so dynamic=False "
+        "still makes changed dims dynamic",
+    ),
+    _m(
+        "6.5",
+        "dynamic dims forgotten between recompiles",
+        _FOUND,
+        _FOUND.replace("found |=", "found ="),
+        "rebinds the local instead of updating self.dims: only the dims that changed this time "
+        "are dynamic",
+    ),
+    _m(
+        "6.5",
+        "sizes recorded before comparing",
+        "                before = self.sizes.get(name)",
+        "                self.sizes[name] = tuple(value.shape)\n                before = self.sizes.get(name)",
+        "updates the remembered sizes first, so nothing ever differs: automatic dynamic never marks",
+    ),
+    _m(
+        "6.5",
+        "every dim dynamic at any recompile",
+        _FOUND,
+        "                    found |= set(range(value.dim()))",
+        "marks the whole tensor dynamic at a recompile, even dims (or tensors) that did not change",
+    ),
+    _m(
+        "6.5",
+        "automatic dynamic ignores rank",
+        "                if self.dynamic is None and before is not None and len(before) == value.dim():",
+        "                if self.dynamic is None and before is not None:",
+        "compares sizes dim by dim without checking the tensor kept its rank",
+    ),
+    _m(
+        "6.5",
+        "mark_dynamic ignored",
+        '                marked = set(getattr(value, "_dynamo_dynamic_indices", set()))',
+        "                marked = set()",
+        "forgets torch._dynamo.mark_dynamic's _dynamo_dynamic_indices",
+    ),
+    _m(
+        "6.5",
+        "dynamic=True leaves ints static",
+        _INT_DYN,
+        "                if self.dynamic is None and before not in (None, value):",
+        "makes tensors dynamic under dynamic=True but forgets int arguments",
+    ),
+    _m(
+        "6.5",
+        "int dynamic from the first call",
+        _INT_DYN,
+        "                if self.dynamic is True or (self.dynamic is None and before != value):",
+        "None != value on the first compile: every int is dynamic from the start",
+    ),
+    _m(
+        "6.5",
+        "dynamic size 1 allowed",
+        "            if any(x.shape[d] < 2 for d in dynamic_dims):  # 0 and 1 are specialised",
+        "            if any(x.shape[d] < 1 for d in dynamic_dims):  # 0 is specialised",
+        "forgets Dynamo specialises size 1 as well as 0",
+    ),
+    _m(
+        "6.5",
+        "dynamic guard frees every size",
+        _DYN_RETURN,
+        "            return x.is_contiguous()",
+        "once a tensor has a dynamic dim, stops comparing its static dims",
+    ),
+    _m(
+        "6.5",
+        "dynamic guard skips contiguity",
+        _DYN_RETURN,
+        "            return static",
+        "compares sizes but not strides once a dim is dynamic: a transposed input passes",
+    ),
+    _m(
+        "6.5",
+        "dynamic dims ignored by the guard",
+        "        if dynamic_dims:  # strides are formulas of the sizes: a contiguous tensor's",
+        "        if False:  # strides are formulas of the sizes: a contiguous tensor's",
+        "tensor_match takes dynamic_dims but compares every size anyway",
+    ),
+    _m(
+        "6.5",
+        "dynamic int guard accepts bool",
+        _DYN_INT_GUARD,
+        "            checks.append(lambda f: isinstance(get(f), int))",
+        "isinstance(True, int): a bool runs the graph traced for an int",
+    ),
+    _m(
+        "6.5",
+        "dynamic int not guarded",
+        _DYN_INT_GUARD,
+        "            pass  # dynamic: any value goes",
+        "dynamic means no guard at all: a float or a tensor reaches the int placeholder",
+    ),
+]
+
+ACCEPTED_SURVIVORS: dict[str, str] = {}
