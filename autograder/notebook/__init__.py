@@ -137,6 +137,13 @@ TASK_TITLES: dict[str, dict[str, str]] = {
         "5.9": "meta shape functions: broadcast, matmul, sum, conv2d, view",
         "5.10": "meta kernels for custom ops: register_fake and C++",
     },
+    "week6": {
+        "6.1": "the backend contract: a recording backend and explain",
+        "6.2": "capture: Python 3.11 bytecode to an FX graph",
+        "6.3": "graph breaks: print, branches on tensors, resuming",
+        "6.4": "guards: TENSOR_MATCH, EQUALS_MATCH, lists, aliasing, grad mode",
+        "6.5": "the cache: recompiles, the limit, automatic dynamic shapes",
+    },
 }
 
 

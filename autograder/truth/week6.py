@@ -38,8 +38,7 @@ class _Recorder:
 
 
 def _explain(torch: Any, fn: Any, *args: Any) -> dict[str, Any]:
-    torch._dynamo.reset()
-    out = torch._dynamo.explain(fn)(*args)
+    out = torch._dynamo.explain(fn)(*args)  # it resets Dynamo before and after
     return {
         "graph_count": out.graph_count,
         "graph_break_count": out.graph_break_count,

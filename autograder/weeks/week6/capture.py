@@ -117,6 +117,19 @@ def task_6_1_explain_a_module_and_a_list(lib: Any) -> Any:
     }
 
 
+@case(W, points=1, tasks="6.1")
+def task_6_1_explain_a_function_already_compiled(lib: Any) -> Any:
+    """``explain`` on a function Dynamo has already compiled, then nine times more: the same
+    answer each time. ``torch._dynamo.explain`` resets Dynamo first; without that, each
+    explain adds a cache entry to the function's code, and past the recompile limit (8)
+    Dynamo runs it eagerly and hands the backend nothing."""
+    fn = fresh("def f(x):\n    y = x.relu()\n    print('torchlab')\n    return y * 2\n")
+    x = inputs(4)
+    torch._dynamo.reset()
+    torch.compile(fn, backend="eager")(x)
+    return [guard(lambda: _explain_counts(lib.explain(fn, x))) for _ in range(10)]
+
+
 def _explain_counts(out: dict[str, Any]) -> dict[str, Any]:
     return {"graph_count": out["graph_count"], "graph_break_count": out["graph_break_count"]}
 

@@ -1,6 +1,6 @@
 """Week 6's blind set: NN learner bugs written by a helper who read only the reference
-(reference_impl/compile.py) and the chapter notes, never the cases; frozen before it was
-scored (sha256 PENDING)."""
+(reference_impl/compile.py) and the notes on torch 2.13's Dynamo, never the cases; frozen
+before it was scored (sha256 PENDING)."""
 
 from autograder.mutation import Mutant
 
@@ -9,35 +9,50 @@ def _m(task, name, old, new, why="", file=""):
     return Mutant("week6", task, name, old, new, why, file)
 
 
+# Lines of the reference that several mutants change, each in its own way.
+_RETURN_GM = "        return gm.forward  # the graph itself: Dynamo calls it with the same inputs\n"
+_RESET = "    torch._dynamo.reset()\n    recorder = GraphRecorder()\n"
+_BREAK_COUNT = '        "graph_break_count": len(recorder.graphs) - 1,  # -1 when nothing was compiled'
+_KEEP_INPUTS = '            and (keep_inputs or self.known[id(v.value)].op != "placeholder")\n'
+_NEW_TRACER = "        self.tracer = Tracer(self.dynamic_ints)\n"
+_KEPT = "        kept = [*needed, *_flatten(self.stack)]\n"
+_LIVE_LOCALS = (
+    "        kept += [v for name, var in self.locals.items() if name in live for v in _flatten(var)]\n"
+)
+_BRANCH = "        if isinstance(cond.value, torch.Tensor):\n            self.graph_break("
 _GOT = "        got = (type(x), torch._C._dispatch_keys(x), x.dtype, x.device, x.requires_grad)"
-_ENTRY = "        self.entries.insert(0, CacheEntry(make_guards(f_locals, dims, ints), run, ints))"
+_EQUALS = "            checks.append(lambda f: type(get(f)) is kind and get(f) == value)"
+_LIST = "            checks.append(lambda f: type(get(f)) is kind and len(get(f)) == n)"
+_DYN_RETURN = "            return static and x.is_contiguous()"
+_DYN_INT_GUARD = "            checks.append(lambda f: type(get(f)) is int)"
+_GUARDS = "        check = make_guards(f_locals, dims, ints)"
+_DUCK = '        if self.dynamic is True:  # "duck sizing": equal dynamic sizes share one symbol'
+_FOUND = "                    found |= {d for d, s in enumerate(value.shape) if s != before[d]}"
+_COMPARE = (
+    "                if self.dynamic is not False and before is not None"
+    " and len(before) == value.dim():\n"
+)
+_MARKED = "                marked = set(found) if self.dynamic is None else set()\n"
+_STICKY = '                found |= set(getattr(value, "_dynamo_dynamic_indices", set()))\n'
 _INT_DYN = (
     "                if self.dynamic is True or (self.dynamic is None and before not in (None, value)):"
 )
-_NEW_TRACER = "        self.tracer = Tracer(self.dynamic_ints)\n"
-_FOUND = "                    found |= {d for d, s in enumerate(value.shape) if s != before[d]}"
-_BREAK_COUNT = '        "graph_break_count": max(len(recorder.graphs) - 1, 0),'
-_RESET = "    torch._dynamo.reset()\n    recorder = GraphRecorder()\n"
-_EQUALS = "            checks.append(lambda f: type(get(f)) is kind and get(f) == value)"
-_LIST = "            checks.append(lambda f: type(get(f)) is kind and len(get(f)) == n)"
-_DYN_INT_GUARD = "            checks.append(lambda f: type(get(f)) is int)"
-_DYN_RETURN = "            return static and x.is_contiguous()"
 
 WEEK6_BLIND = [
     # ------------------------------------------------------------------ Task 6.1
     _m(
         "6.1",
         "recorder returns nothing",
-        "        return gm.forward  # the graph itself: Dynamo calls it with the same inputs\n",
+        _RETURN_GM,
         "",
         "thinks a recording backend only has to look at the graph, not hand back a callable",
     ),
     _m(
         "6.1",
         "recorder replays the example inputs",
-        "        return gm.forward  # the graph itself: Dynamo calls it with the same inputs\n",
+        _RETURN_GM,
         "        return lambda *inputs: gm.forward(*example_inputs)\n",
-        "closes over the example inputs it was handed, so every later call the guards accept "
+        "closes over the example inputs it was handed: every later call the guards accept "
         "returns the first call's result",
     ),
     _m(
@@ -65,7 +80,8 @@ WEEK6_BLIND = [
         "6.1",
         "explain shares one recorder across calls",
         _RESET,
-        '    torch._dynamo.reset()\n    recorder = explain.__dict__.setdefault("recorder", GraphRecorder())\n',
+        "    torch._dynamo.reset()\n"
+        '    recorder = explain.__dict__.setdefault("recorder", GraphRecorder())\n',
         "makes the recorder once (a module-level backend): the graphs of earlier explains pile up",
     ),
     _m(
@@ -77,10 +93,10 @@ WEEK6_BLIND = [
     ),
     _m(
         "6.1",
-        "break count negative without graphs",
+        "break count clamped at zero",
         _BREAK_COUNT,
-        '        "graph_break_count": len(recorder.graphs) - 1,',
-        "one fewer than the graphs, forgetting a function with no tensor op gives no graph at all",
+        '        "graph_break_count": max(len(recorder.graphs) - 1, 0),',
+        "a count cannot be negative, thinks the learner; Dynamo's explain says -1 for no graph",
     ),
     _m(
         "6.1",
@@ -94,12 +110,12 @@ WEEK6_BLIND = [
         "6.2",
         "placeholder made on every use",
         "            if key not in self.known:\n"
-        '                self.known[key] = self.graph.placeholder(f"L_{name}_")\n'
+        "                self.known[key] = self.placeholder(name)\n"
         "                self.inputs.append(var.value)\n"
         "            return self.known[key]",
         "            if key not in self.known:\n"
         "                self.inputs.append(var.value)\n"
-        '                return self.graph.placeholder(f"L_{name}_")\n'
+        "                return self.placeholder(name)\n"
         "            return self.known[key]",
         "makes the placeholder but never remembers it: an input used twice becomes two inputs",
     ),
@@ -113,9 +129,9 @@ WEEK6_BLIND = [
     _m(
         "6.2",
         "placeholder not named L_<name>_",
-        '                self.known[key] = self.graph.placeholder(f"L_{name}_")',
+        "                self.known[key] = self.placeholder(name)",
         "                self.known[key] = self.graph.placeholder(name)",
-        "names placeholders after the local as is, not as Dynamo's source L['x'] does",
+        "calls fx's placeholder directly with the local's name, not Dynamo's L_x_",
     ),
     _m(
         "6.2",
@@ -151,9 +167,16 @@ WEEK6_BLIND = [
     _m(
         "6.2",
         "graph outputs include its inputs",
-        '            and self.known[id(v.value)].op != "placeholder"\n',
+        _KEEP_INPUTS,
         "",
-        "outputs every live tensor the graph knows, inputs included",
+        "outputs every tensor handed on, inputs passed straight through included",
+    ),
+    _m(
+        "6.2",
+        "lone returned input not an output",
+        _KEEP_INPUTS,
+        '            and self.known[id(v.value)].op != "placeholder"\n',
+        "never outputs an input, missing Dynamo's fast path for one tensor returned",
     ),
     _m(
         "6.2",
@@ -161,6 +184,20 @@ WEEK6_BLIND = [
         "        self.graph.output(tuple(dict.fromkeys(produced)))",
         "        self.graph.output(tuple(produced))",
         "a tensor returned twice (or held by two locals) is output twice",
+    ),
+    _m(
+        "6.2",
+        "unused placeholders kept",
+        "            if node.users:  # a call reads it, or the output hands it on",
+        "            if True:  # every tensor loaded is a graph input",
+        "a local loaded but never used by a call still becomes a graph input",
+    ),
+    _m(
+        "6.2",
+        "unused placeholder's example input kept",
+        "        captured.example_inputs.append(kept)",
+        "        captured.example_inputs.append(list(self.inputs))",
+        "erases the unused placeholders but hands on every example input",
     ),
     _m(
         "6.2",
@@ -193,7 +230,7 @@ WEEK6_BLIND = [
         "            value = getattr(self.fn.__builtins__, name, None) or __builtins__[name]"
         "  # type: ignore[index]\n",
         "        value = self.fn.__globals__[name]\n",
-        "looks names up in the function's globals only: print, len are builtins",
+        "looks names up in the function's globals only: print and len are builtins",
     ),
     _m(
         "6.2",
@@ -221,15 +258,19 @@ WEEK6_BLIND = [
     _m(
         "6.2",
         "BINARY_OP operands swapped",
-        "        right, left = self.stack.pop(), self.stack.pop()\n        if ins.arg not in BINARY_OPS:",
-        "        left, right = self.stack.pop(), self.stack.pop()\n        if ins.arg not in BINARY_OPS:",
+        "        right, left = self.stack.pop(), self.stack.pop()\n"
+        "        if ins.arg not in BINARY_OPS:",
+        "        left, right = self.stack.pop(), self.stack.pop()\n"
+        "        if ins.arg not in BINARY_OPS:",
         "pops left first: x - y becomes y - x",
     ),
     _m(
         "6.2",
         "BINARY_OP records Python arithmetic",
         "        self.stack.append(self._apply(BINARY_OPS[ins.arg], [left, right]))",
-        '        self.stack.append(self.tracer.call("call_function", BINARY_OPS[ins.arg], [left, right], {}))',
+        "        self.stack.append(\n"
+        '            self.tracer.call("call_function", BINARY_OPS[ins.arg], [left, right], {})\n'
+        "        )",
         "records every operator, even on ints such as x.shape[0] * 2, instead of folding them",
     ),
     _m(
@@ -259,20 +300,22 @@ WEEK6_BLIND = [
     _m(
         "6.3",
         "print runs inside the graph, no break",
-        "        live = list(_flatten(self.stack)) + list(_flatten(list(self.locals.values())))\n"
-        "        self.tracer.finish(live, self.captured)\n"
-        "        self.tracer = Tracer(self.dynamic_ints)\n"
-        "        for var in live:\n"
-        "            var.node = None  # the next graph gets them as placeholders, on first use\n"
+        "        live = self.live_locals(ins)\n"
+        + _KEPT
+        + _LIVE_LOCALS
+        + "        self.tracer.finish(kept, self.captured)\n"
+        + _NEW_TRACER
+        + "        for var in kept:\n"
+        "            var.node = None  # a dynamic int gets a new placeholder in the next graph\n"
         "        self.stack.append(Var(run()))",
         "        self.stack.append(Var(run()))",
-        "the interpreter runs things for real anyway, so just run the print and keep tracing",
+        "the interpreter runs things for real anyway, so it just runs the call and keeps tracing",
     ),
     _m(
         "6.3",
         "resume graph never kept",
         _NEW_TRACER,
-        _NEW_TRACER + "        self.tracer.finish = lambda outputs, captured: None  # rest runs eagerly\n",
+        _NEW_TRACER + "        self.tracer.finish = lambda outputs, captured, keep_inputs=False: None\n",
         "stops capturing at the first break: the rest of the function runs but is never compiled",
     ),
     _m(
@@ -292,10 +335,35 @@ WEEK6_BLIND = [
     ),
     _m(
         "6.3",
-        "live values: stack only",
-        "        live = list(_flatten(self.stack)) + list(_flatten(list(self.locals.values())))",
-        "        live = list(_flatten(self.stack))",
-        "outputs what is on the stack and forgets the locals the rest of the code still reads",
+        "every local handed on",
+        _LIVE_LOCALS,
+        "        kept += [v for var in self.locals.values() for v in _flatten(var)]\n",
+        "no liveness: outputs every local, even those the rest of the code never reads",
+    ),
+    _m(
+        "6.3",
+        "locals not handed on",
+        _LIVE_LOCALS,
+        "",
+        "outputs the stack only: a tensor the code reads later is recomputed from nothing",
+    ),
+    _m(
+        "6.3",
+        "branch condition not an output",
+        _KEPT,
+        "        kept = [*_flatten(self.stack)]\n",
+        "the condition was popped, so it is forgotten: the graph never hands back the value the "
+        "jump needs",
+    ),
+    _m(
+        "6.3",
+        "live locals in name order",
+        _LIVE_LOCALS,
+        "        kept += [\n"
+        "            v for name, var in sorted(self.locals.items()) if name in live"
+        " for v in _flatten(var)\n"
+        "        ]\n",
+        "sorts the live locals by name instead of the order the function stored them",
     ),
     _m(
         "6.3",
@@ -306,11 +374,49 @@ WEEK6_BLIND = [
     ),
     _m(
         "6.3",
-        "live vars keep their old nodes",
-        "        for var in live:\n"
-        "            var.node = None  # the next graph gets them as placeholders, on first use\n",
+        "handed-on values keep their old nodes",
+        "        for var in kept:\n"
+        "            var.node = None  # a dynamic int gets a new placeholder in the next graph\n",
         "",
-        "thinks the new tracer's table is enough: a dynamic int keeps the old graph's placeholder",
+        "thinks the new tracer is enough: a dynamic int keeps the old graph's placeholder",
+    ),
+    _m(
+        "6.3",
+        "stores not tracked by liveness",
+        "                    written = written | {step.argval}",
+        "                    pass",
+        "any later read makes a local live, even one overwritten before it is read",
+    ),
+    _m(
+        "6.3",
+        "liveness walks one side of the broken branch",
+        '        if ins.opname.startswith("POP_JUMP"):  # both ways the branch can go\n'
+        "            walk(self.at[ins.argval], frozenset())\n",
+        "",
+        "walks on from the jump only: locals read only where the branch jumps to are dropped",
+    ),
+    _m(
+        "6.3",
+        "liveness ignores later branches",
+        "                    walk(target, written)\n",
+        "",
+        "follows the fall-through of later conditional jumps only",
+    ),
+    _m(
+        "6.3",
+        "liveness walks past return",
+        '                elif step.opname == "RETURN_VALUE":\n                    return\n',
+        "",
+        "scans on to the end of the bytecode: reads after a return (another branch) count",
+    ),
+    _m(
+        "6.3",
+        "JUMP_FORWARD treated as conditional",
+        '                    if step.opname.startswith("JUMP"):\n'
+        "                        i = target\n"
+        "                        continue\n",
+        "",
+        "walks both the jump target and the skipped else-branch of an unconditional jump",
     ),
     _m(
         "6.3",
@@ -322,14 +428,14 @@ WEEK6_BLIND = [
     _m(
         "6.3",
         "tensor branch specialised without a break",
-        "        if isinstance(cond.value, torch.Tensor):\n            self.graph_break(",
+        _BRANCH,
         "        if False:\n            self.graph_break(",
         "has the real value, so takes the branch and keeps one graph (Dynamo cannot)",
     ),
     _m(
         "6.3",
         "every branch breaks the graph",
-        "        if isinstance(cond.value, torch.Tensor):\n            self.graph_break(",
+        _BRANCH,
         "        if True:\n            self.graph_break(",
         "breaks on branches on Python values too, instead of specialising on them",
     ),
@@ -338,7 +444,7 @@ WEEK6_BLIND = [
         "condition compared without bool()",
         "            taken = bool(cond.value)",
         "            taken = cond.value",
-        "compares the raw value with True/False: `if n:` with n=2 never jumps as it should",
+        "compares the raw value with True/False: `if n:` with n=2 does not jump as it should",
     ),
     _m(
         "6.3",
@@ -374,7 +480,7 @@ WEEK6_BLIND = [
         "requires_grad not guarded",
         _GOT,
         _GOT.replace("x.requires_grad", "t.requires_grad"),
-        "never compares requires_grad (reads it from the example twice)",
+        "never compares requires_grad (reads it from the example on both sides)",
     ),
     _m(
         "6.4",
@@ -395,7 +501,7 @@ WEEK6_BLIND = [
         "dispatch keys not guarded",
         _GOT,
         _GOT.replace("torch._C._dispatch_keys(x)", "torch._C._dispatch_keys(t)"),
-        "never compares the dispatch key set (an inference tensor, a wrapper subclass pass)",
+        "never compares the dispatch key set (an inference tensor passes)",
     ),
     _m(
         "6.4",
@@ -486,8 +592,8 @@ WEEK6_BLIND = [
     _m(
         "6.5",
         "entries tried oldest first",
-        _ENTRY,
-        "        self.entries.append(CacheEntry(make_guards(f_locals, dims, ints), run, ints))",
+        "        self.entries.insert(0, CacheEntry(check, run, ints))",
+        "        self.entries.append(CacheEntry(check, run, ints))",
         "appends: the first (static) entry wins over the newer dynamic one",
     ),
     _m(
@@ -514,15 +620,15 @@ WEEK6_BLIND = [
     _m(
         "6.5",
         "guards ignore dynamic dims",
-        _ENTRY,
-        _ENTRY.replace("make_guards(f_locals, dims, ints)", "make_guards(f_locals, None, ints)"),
+        _GUARDS,
+        "        check = make_guards(f_locals, None, ints)",
         "computes the dynamic dims for capture but still installs static shape guards",
     ),
     _m(
         "6.5",
         "guards ignore dynamic ints",
-        _ENTRY,
-        _ENTRY.replace("make_guards(f_locals, dims, ints)", "make_guards(f_locals, dims)"),
+        _GUARDS,
+        "        check = make_guards(f_locals, dims)",
         "a dynamic int is still guarded by value: every new value recompiles",
     ),
     _m(
@@ -534,21 +640,28 @@ WEEK6_BLIND = [
     ),
     _m(
         "6.5",
+        "no duck sizing",
+        _DUCK,
+        _DUCK.replace("if self.dynamic is True:", "if False:"),
+        "every dynamic size gets a symbol of its own under dynamic=True: a (3, 3) compile "
+        "serves (3, 2)",
+    ),
+    _m(
+        "6.5",
+        "duck sizing ties found dims too",
+        "            ducks = {k: v - self.dims.get(k, set()) for k, v in dims.items()}",
+        "            ducks = dims",
+        "ties every equal dynamic size, also dims found dynamic by a change or marked dynamic",
+    ),
+    _m(
+        "6.5",
         "dynamic=False treated as automatic",
-        "                if self.dynamic is None and before is not None and len(before) == value.dim():\n"
+        _COMPARE + _FOUND + "\n" + _STICKY + _MARKED,
+        _COMPARE.replace("self.dynamic is not False and ", "")
         + _FOUND
         + "\n"
-        "                marked = set(getattr(value, \"_dynamo_dynamic_indices\", set()))\n"
-        "                if self.dynamic is True:\n"
-        "                    marked |= set(range(value.dim()))\n"
-        "                elif self.dynamic is None:\n",
-        "                if not self.dynamic and before is not None and len(before) == value.dim():\n"
-        + _FOUND
-        + "\n"
-        "                marked = set(getattr(value, \"_dynamo_dynamic_indices\", set()))\n"
-        "                if self.dynamic is True:\n"
-        "                    marked |= set(range(value.dim()))\n"
-        "                else:\n",
+        + _STICKY
+        + _MARKED.replace("if self.dynamic is None", "if not self.dynamic"),
         "writes `not self.dynamic` for automatic mode: False is falsy too, so dynamic=False "
         "still makes changed dims dynamic",
     ),
@@ -564,29 +677,46 @@ WEEK6_BLIND = [
         "6.5",
         "sizes recorded before comparing",
         "                before = self.sizes.get(name)",
-        "                self.sizes[name] = tuple(value.shape)\n                before = self.sizes.get(name)",
-        "updates the remembered sizes first, so nothing ever differs: automatic dynamic never marks",
+        "                self.sizes[name] = tuple(value.shape)\n"
+        "                before = self.sizes.get(name)",
+        "updates the remembered sizes first, so nothing ever differs: automatic dynamic never "
+        "marks",
     ),
     _m(
         "6.5",
         "every dim dynamic at any recompile",
         _FOUND,
         "                    found |= set(range(value.dim()))",
-        "marks the whole tensor dynamic at a recompile, even dims (or tensors) that did not change",
+        "marks the whole tensor dynamic at a recompile, even dims (or tensors) that did not "
+        "change",
     ),
     _m(
         "6.5",
         "automatic dynamic ignores rank",
-        "                if self.dynamic is None and before is not None and len(before) == value.dim():",
-        "                if self.dynamic is None and before is not None:",
+        _COMPARE,
+        _COMPARE.replace(" and len(before) == value.dim()", ""),
         "compares sizes dim by dim without checking the tensor kept its rank",
     ),
     _m(
         "6.5",
         "mark_dynamic ignored",
-        '                marked = set(getattr(value, "_dynamo_dynamic_indices", set()))',
-        "                marked = set()",
+        _STICKY + _MARKED + '                marked |= set(getattr(value, "_dynamo_dynamic_indices", set()))\n',
+        _MARKED,
         "forgets torch._dynamo.mark_dynamic's _dynamo_dynamic_indices",
+    ),
+    _m(
+        "6.5",
+        "mark_dynamic not sticky",
+        _STICKY,
+        "",
+        "honours mark_dynamic only on calls whose tensor still carries the mark",
+    ),
+    _m(
+        "6.5",
+        "sizes 0 and 1 made dynamic",
+        "                dims[name] = frozenset(d for d in marked if value.shape[d] >= 2)",
+        "                dims[name] = frozenset(marked)",
+        "forgets that a size of 0 or 1 always compiles static",
     ),
     _m(
         "6.5",
@@ -601,6 +731,14 @@ WEEK6_BLIND = [
         _INT_DYN,
         "                if self.dynamic is True or (self.dynamic is None and before != value):",
         "None != value on the first compile: every int is dynamic from the start",
+    ),
+    _m(
+        "6.5",
+        "ints 0 and 1 kept static",
+        "                    self.dynamic_ints.add(name)",
+        "                    if value not in (0, 1):  # 0 and 1 are specialised, as sizes are\n"
+        "                        self.dynamic_ints.add(name)",
+        "carries the size rule over to int arguments (Dynamo does not specialise them)",
     ),
     _m(
         "6.5",
