@@ -268,6 +268,7 @@ class Interpreter:
         self.captured = Captured()
         self.tracer = Tracer(dynamic_ints)
         self.kw_names: tuple[str, ...] = ()
+        self.dynamic_shapes = False  # see capture
 
     # -- the loop --
 
@@ -284,6 +285,8 @@ class Interpreter:
                 self.tracer.finish(list(_flatten(value)), self.captured, keep_inputs=alone)
                 self.captured.result = _real(value)
                 return self.captured
+            if self.dynamic_shapes:
+                self._refuse_dynamic_size(ins)
             handler = getattr(self, ins.opname, None)
             if handler is None:
                 raise NotImplementedError(
@@ -292,6 +295,26 @@ class Interpreter:
                 )
             jump = handler(ins)
             pc = self.at[jump] if jump is not None else pc + 1
+
+    def _refuse_dynamic_size(self, ins: dis.Instruction) -> None:
+        """With dynamic sizes, Dynamo reads ``x.shape[0]`` as a symbol (a ``SymInt`` graph
+        input, ``sym_size`` nodes); this interpreter would bake in the number it saw and
+        give a wrong answer for the next size. It refuses instead."""
+        top = self.stack[-1] if self.stack else None
+        reads = (
+            ins.opname == "LOAD_ATTR"
+            and ins.argval == "shape"
+            or ins.opname == "LOAD_METHOD"
+            and ins.argval in ("size", "numel")
+        ) and isinstance(getattr(top, "value", None), torch.Tensor)
+        if ins.opname == "CALL" and ins.arg == 1 and len(self.stack) >= 2:
+            callee = self.stack[-2]
+            reads = getattr(callee, "value", None) is len and isinstance(top.value, torch.Tensor)
+        if reads:
+            raise NotImplementedError(
+                f"{self.fn.__name__} reads a tensor's size while sizes are dynamic: Dynamo "
+                "makes it a symbol (SymInt); this mini-Dynamo would bake in the number it saw"
+            )
 
     def load_local(self, name: str) -> Var:
         var = self.locals[name]
@@ -437,15 +460,23 @@ class Interpreter:
         return ins.argval
 
 
-def capture(fn: Callable, *args: Any, dynamic_ints: frozenset[str] = frozenset()) -> Captured:
+def capture(
+    fn: Callable,
+    *args: Any,
+    dynamic_ints: frozenset[str] = frozenset(),
+    dynamic_shapes: bool = False,
+) -> Captured:
     """Tasks 6.2 and 6.3: capture ``fn(*args)`` into FX graphs, as Dynamo does.
 
     Straight-line code (6.2) gives one graph: a placeholder for each tensor the code uses,
     in order of first use, then one node per torch call, tensor method or operator on a
     tensor, in program order; Python values (ints, ``x.shape``) are constants. With a
     ``print`` or a branch on a tensor (6.3) it gives one graph per piece. ``dynamic_ints``
-    names int arguments kept as graph inputs instead of constants (see LabCompiler)."""
-    return Interpreter(fn, args, frozenset(dynamic_ints)).run()
+    names int arguments kept as graph inputs instead of constants; ``dynamic_shapes`` says
+    some sizes are dynamic, so reading a size refuses (both from LabCompiler)."""
+    interpreter = Interpreter(fn, args, frozenset(dynamic_ints))
+    interpreter.dynamic_shapes = dynamic_shapes
+    return interpreter.run()
 
 
 # ---- Task 6.4: guards -------------------------------------------------------------------------
@@ -471,7 +502,7 @@ def make_guards(
     Static rules (``guards.py``): a tensor gets ``TENSOR_MATCH``; an int, float, bool or str
     ``EQUALS_MATCH`` (its type and value: Dynamo specialises on it, it is a constant in the
     graph); a list or tuple ``TYPE_MATCH`` and ``LENGTH_CHECK``, then its items' guards;
-    ``None`` ``ID_MATCH``. Two tensor arguments that are distinct objects must stay distinct
+    ``None`` ``NONE_MATCH``. Two tensor arguments that are distinct objects must stay distinct
     (``NO_TENSOR_ALIASING``). And the global state the graph was traced under must hold:
     grad mode (``GLOBAL_STATE``). ``dynamic`` ({name: dims}) and ``dynamic_ints`` come from
     the compile cache below: those sizes are not compared; those ints are checked by type

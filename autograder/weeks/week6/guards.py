@@ -105,7 +105,7 @@ def task_6_4_numbers_are_specialised(lib: Any) -> Any:
 @case(W, points=2, tasks="6.4")
 def task_6_4_lists_and_none(lib: Any) -> Any:
     """A list gets its type and ``LENGTH_CHECK``, then each item's own guard; ``None`` is
-    ``ID_MATCH``: only ``None`` passes."""
+    ``NONE_MATCH``: only ``None`` passes."""
     a, b = Z(2), Z(3)
     lists = {
         "same": {"xs": [Z(2), Z(3)]},
