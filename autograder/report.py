@@ -49,6 +49,9 @@ class CaseResult:
     seconds: float = 0.0
     output: str = ""  # what the engine printed during the case
     blame: str = ""  # the task to look at first when the case fails ("1.4"), if known
+    # What the sandbox's guard refused during the case (a thread, a write outside the run's
+    # folder): harmless to the verdict, but the course's own references must trip none.
+    refused: list[str] = field(default_factory=list)
 
     @property
     def earned(self) -> int:

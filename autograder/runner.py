@@ -165,6 +165,7 @@ def _result(c: Case, expected: Any, outcome: dict[str, Any]) -> CaseResult:
     base.update(hidden=c.hidden, seconds=outcome.get("seconds", 0.0))
     base["output"] = safe_text(outcome.get("output", ""), 2000)
     forbidden = [v for v in outcome.get("violations", []) if v.startswith("imported ")]
+    base["refused"] = [v for v in outcome.get("violations", []) if v not in forbidden]
     if forbidden:  # a lab that forbids torch gives nothing for work torch did
         message = f"scores zero: your code {forbidden[0]}, which this lab forbids"
         return CaseResult(status="fail", message=message, **base)
