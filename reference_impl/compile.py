@@ -776,9 +776,9 @@ class LabCompiler:
     """Task 6.5: ``torch.compile(fn, backend=backend, dynamic=dynamic)`` for straight-line
     ``fn`` (no breaks), on your ``capture`` and ``make_guards``.
 
-    Each call binds the arguments by name and tries the cache entries newest first
-    (``convert_frame.py``; the entries hang off the code object). The first whose guards
-    accept runs its compiled graph. None accepts: compile (``capture``, hand the graph to
+    Each call binds the arguments by name and tries the cache entries, most recently used
+    first (``convert_frame.py``; the entries hang off the code object). The first whose
+    guards accept runs its compiled graph and moves to the front. None accepts: compile (``capture``, hand the graph to
     ``backend``, install the guards) as a new entry, unless ``recompile_limit`` entries
     exist: then run ``fn`` eagerly, as Dynamo does after warning "hit
     config.recompile_limit".
@@ -814,7 +814,7 @@ class LabCompiler:
     def __call__(self, *args: Any) -> Any:
         ### BEGIN SOLUTION
         f_locals = dict(zip(self.names, args, strict=True))
-        for entry in self.entries:  # newest first
+        for entry in self.entries:  # most recently used first
             if entry.check(f_locals):
                 self.entries.remove(entry)  # the hit moves to the front, as in
                 self.entries.insert(0, entry)  # Dynamo's extra_state.cpp (move_to_front)

@@ -354,3 +354,48 @@ def test_table_side_by_side_names_what_differs(monkeypatch):
     assert "data-verdict='differ'" in html
     assert "AutogradCPU: torch autograd kernel, yours backend fallback" in html
     assert "; CPU:" not in html and "Different: CPU" not in html
+
+
+# ---- week 6 ----------------------------------------------------------------------------------
+
+
+def test_week6_graph_tables_say_what_differs_and_never_raise():
+    """Two FX graphs drawn side by side: the verdict names the first difference; an unwritten
+    task (even one wrapped by Dynamo in another error) is "not implemented yet"; anything
+    that is not a graph, or that raises, is a line, never an exception."""
+    import operator
+
+    import torch.fx
+
+    from autograder.notebook.compile_viz import compare_table, draw_graph, graphs_side_by_side
+
+    def graph(*targets):
+        g = torch.fx.Graph()
+        node = g.placeholder("L_x_")
+        for target in targets:
+            node = g.create_node("call_function", target, (node, 2))
+        g.output((node,))
+        return torch.fx.GraphModule(torch.nn.Module(), g)
+
+    drawn = draw_graph(graph(operator.mul), "one").text
+    assert "torchlab-graphs" in drawn and "operator.mul" in drawn and "L_x_" in drawn
+    same = graphs_side_by_side([graph(operator.mul)], lambda: [graph(operator.mul)])._repr_html_()
+    assert "data-verdict='same'" in same
+    other = graphs_side_by_side(graph(operator.mul), graph(operator.add))._repr_html_()
+    assert "data-verdict='differ'" in other and "Graph 1 differs" in other
+    fewer = graphs_side_by_side([graph(operator.mul)] * 2, [graph(operator.mul)])._repr_html_()
+    assert "Different number of graphs: torch 2, yours 1" in fewer
+
+    def wrapped():
+        try:
+            raise NotImplementedError("GraphRecorder.__call__ (Task 6.1)")
+        except NotImplementedError as exc:
+            raise RuntimeError("backend='recorder' raised") from exc
+
+    waiting = graphs_side_by_side(graph(operator.mul), wrapped)._repr_html_()
+    assert "data-verdict='not-implemented'" in waiting and "Task 6.1" in waiting
+    assert "cannot be drawn" in graphs_side_by_side(42, graph(operator.mul)).text
+    assert "cannot be drawn" in draw_graph(object()).text
+    table = compare_table({"a": (1, lambda: 1), "b": (True, lambda: 1 / 0)}).text
+    assert "data-verdict='differ'" in table and "ZeroDivisionError" in table
+    assert "cannot be shown" in compare_table(None).text

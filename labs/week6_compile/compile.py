@@ -543,9 +543,9 @@ class LabCompiler:
     """Task 6.5: ``torch.compile(fn, backend=backend, dynamic=dynamic)`` for straight-line
     ``fn`` (no breaks), on your ``capture`` and ``make_guards``.
 
-    Each call binds the arguments by name and tries the cache entries newest first
-    (``convert_frame.py``; the entries hang off the code object). The first whose guards
-    accept runs its compiled graph. None accepts: compile (``capture``, hand the graph to
+    Each call binds the arguments by name and tries the cache entries, most recently used
+    first (``convert_frame.py``; the entries hang off the code object). The first whose
+    guards accept runs its compiled graph and moves to the front. None accepts: compile (``capture``, hand the graph to
     ``backend``, install the guards) as a new entry, unless ``recompile_limit`` entries
     exist: then run ``fn`` eagerly, as Dynamo does after warning "hit
     config.recompile_limit".
