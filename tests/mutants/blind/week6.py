@@ -1,6 +1,8 @@
-"""Week 6's blind set: NN learner bugs written by a helper who read only the reference
-(reference_impl/compile.py) and the notes on torch 2.13's Dynamo, never the cases; frozen
-before it was scored (sha256 PENDING)."""
+"""Week 6's blind set: 99 learner bugs (6.1: 10, 6.2: 24, 6.3: 22, 6.4: 16, 6.5: 27) written by a
+helper who read only the reference (reference_impl/compile.py at 45a6d51) and the notes on
+torch 2.13's Dynamo, never the cases; frozen before it was scored (sha256 719672a1f933a9996d11ea971648816b0992d1257d0dadb5e916b460015a71d3, the
+sha256 of this file with that hash written as PENDING). Each one changes the reference's
+behaviour on at least one of the helper's own probe programs (no known equivalent mutant)."""
 
 from autograder.mutation import Mutant
 
@@ -12,19 +14,22 @@ def _m(task, name, old, new, why="", file=""):
 # Lines of the reference that several mutants change, each in its own way.
 _RETURN_GM = "        return gm.forward  # the graph itself: Dynamo calls it with the same inputs\n"
 _RESET = "    torch._dynamo.reset()\n    recorder = GraphRecorder()\n"
-_BREAK_COUNT = '        "graph_break_count": len(recorder.graphs) - 1,  # -1 when nothing was compiled'
+_BREAK_COUNT = (
+    '        "graph_break_count": len(recorder.graphs) - 1,  # -1 when nothing was compiled'
+)
 _KEEP_INPUTS = '            and (keep_inputs or self.known[id(v.value)].op != "placeholder")\n'
 _NEW_TRACER = "        self.tracer = Tracer(self.dynamic_ints)\n"
 _KEPT = "        kept = [*needed, *_flatten(self.stack)]\n"
-_LIVE_LOCALS = (
-    "        kept += [v for name, var in self.locals.items() if name in live for v in _flatten(var)]\n"
-)
+_LIVE_LOCALS = "        kept += [v for name, var in self.locals.items() if name in live for v in _flatten(var)]\n"
 _BRANCH = "        if isinstance(cond.value, torch.Tensor):\n            self.graph_break("
 _GOT = "        got = (type(x), torch._C._dispatch_keys(x), x.dtype, x.device, x.requires_grad)"
 _EQUALS = "            checks.append(lambda f: type(get(f)) is kind and get(f) == value)"
 _LIST = "            checks.append(lambda f: type(get(f)) is kind and len(get(f)) == n)"
 _DYN_RETURN = "            return static and x.is_contiguous()"
 _DYN_INT_GUARD = "            checks.append(lambda f: type(get(f)) is int)"
+_CAPTURE = (
+    "        captured = capture(self.fn, *args, dynamic_ints=ints, dynamic_shapes=dynamic_shapes)"
+)
 _GUARDS = "        check = make_guards(f_locals, dims, ints)"
 _DUCK = '        if self.dynamic is True:  # "duck sizing": equal dynamic sizes share one symbol'
 _FOUND = "                    found |= {d for d, s in enumerate(value.shape) if s != before[d]}"
@@ -34,9 +39,7 @@ _COMPARE = (
 )
 _MARKED = "                marked = set(found) if self.dynamic is None else set()\n"
 _STICKY = '                found |= set(getattr(value, "_dynamo_dynamic_indices", set()))\n'
-_INT_DYN = (
-    "                if self.dynamic is True or (self.dynamic is None and before not in (None, value)):"
-)
+_INT_DYN = "                if self.dynamic is True or (self.dynamic is None and before not in (None, value)):"
 
 WEEK6_BLIND = [
     # ------------------------------------------------------------------ Task 6.1
@@ -71,10 +74,17 @@ WEEK6_BLIND = [
     ),
     _m(
         "6.1",
-        "explain does not reset Dynamo",
-        _RESET,
-        "    recorder = GraphRecorder()\n",
-        "skips torch._dynamo.reset(): a function already compiled hands the recorder nothing",
+        "explain never calls the compiled function",
+        "    torch.compile(fn, backend=recorder)(*args)",
+        "    torch.compile(fn, backend=recorder)",
+        "thinks torch.compile compiles on the spot; Dynamo compiles at the first call",
+    ),
+    _m(
+        "6.1",
+        "recorder keeps the fx.Graph, not the module",
+        "        self.graphs.append(gm)\n",
+        "        self.graphs.append(gm.graph)\n",
+        "records the graph object itself instead of the GraphModule it was handed",
     ),
     _m(
         "6.1",
@@ -315,7 +325,8 @@ WEEK6_BLIND = [
         "6.3",
         "resume graph never kept",
         _NEW_TRACER,
-        _NEW_TRACER + "        self.tracer.finish = lambda outputs, captured, keep_inputs=False: None\n",
+        _NEW_TRACER
+        + "        self.tracer.finish = lambda outputs, captured, keep_inputs=False: None\n",
         "stops capturing at the first break: the rest of the function runs but is never compiled",
     ),
     _m(
@@ -411,12 +422,10 @@ WEEK6_BLIND = [
     ),
     _m(
         "6.3",
-        "JUMP_FORWARD treated as conditional",
-        '                    if step.opname.startswith("JUMP"):\n'
-        "                        i = target\n"
-        "                        continue\n",
-        "",
-        "walks both the jump target and the skipped else-branch of an unconditional jump",
+        "liveness walks from the function's start",
+        "        walk(start + 1, frozenset())",
+        "        walk(0, frozenset())",
+        "collects the locals the function reads anywhere, not only after the break",
     ),
     _m(
         "6.3",
@@ -488,13 +497,6 @@ WEEK6_BLIND = [
         _GOT,
         _GOT.replace("x.dtype", "t.dtype"),
         "never compares the dtype: a float64 input reuses the float32 graph",
-    ),
-    _m(
-        "6.4",
-        "device not guarded",
-        _GOT,
-        _GOT.replace("x.device", "t.device"),
-        "never compares the device",
     ),
     _m(
         "6.4",
@@ -599,9 +601,16 @@ WEEK6_BLIND = [
     _m(
         "6.5",
         "only the newest entry tried",
-        "        for entry in self.entries:  # newest first",
-        "        for entry in self.entries[:1]:  # the latest compile",
+        "        for entry in self.entries:",
+        "        for entry in self.entries[:1]:",
         "checks the last compile only: going back to an earlier shape recompiles",
+    ),
+    _m(
+        "6.5",
+        "size read baked in under dynamic shapes",
+        "        dynamic_shapes = any(dims.values())",
+        "        dynamic_shapes = False",
+        "captures x.shape[0] as the number it saw even when the entry serves other sizes",
     ),
     _m(
         "6.5",
@@ -634,8 +643,8 @@ WEEK6_BLIND = [
     _m(
         "6.5",
         "capture ignores dynamic ints",
-        "        captured = capture(self.fn, *args, dynamic_ints=ints)",
-        "        captured = capture(self.fn, *args)",
+        _CAPTURE,
+        _CAPTURE.replace("dynamic_ints=ints, ", ""),
         "guards the int by type only but bakes its first value into the graph",
     ),
     _m(
@@ -687,8 +696,7 @@ WEEK6_BLIND = [
         "every dim dynamic at any recompile",
         _FOUND,
         "                    found |= set(range(value.dim()))",
-        "marks the whole tensor dynamic at a recompile, even dims (or tensors) that did not "
-        "change",
+        "marks the whole tensor dynamic at a recompile, even dims (or tensors) that did not change",
     ),
     _m(
         "6.5",
@@ -700,7 +708,9 @@ WEEK6_BLIND = [
     _m(
         "6.5",
         "mark_dynamic ignored",
-        _STICKY + _MARKED + '                marked |= set(getattr(value, "_dynamo_dynamic_indices", set()))\n',
+        _STICKY
+        + _MARKED
+        + '                marked |= set(getattr(value, "_dynamo_dynamic_indices", set()))\n',
         _MARKED,
         "forgets torch._dynamo.mark_dynamic's _dynamo_dynamic_indices",
     ),
