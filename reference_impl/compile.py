@@ -203,8 +203,8 @@ class Tracer:
         ### BEGIN SOLUTION
         node_args = tuple(self._arg(a) for a in args)
         node_kwargs = {k: self._arg(v) for k, v in kwargs.items()}
-        real_args = [a.value for a in args]
-        real_kwargs = {k: v.value for k, v in kwargs.items()}
+        real_args = [_real(a) for a in args]  # a list argument holds Vars: unwrap them all
+        real_kwargs = {k: _real(v) for k, v in kwargs.items()}
         if kind == "call_method":
             value = getattr(real_args[0], target)(*real_args[1:], **real_kwargs)
         else:
@@ -288,7 +288,7 @@ def _is_torch_function(fn: Any) -> bool:
     module = getattr(fn, "__module__", None) or ""
     return (
         module == "torch"
-        or module.startswith("torch.nn.functional")
+        or module.startswith(("torch.nn.functional", "torch._C._nn"))  # F.gelu lives in C
         or getattr(torch, getattr(fn, "__name__", ""), None) is fn
         or getattr(operator, getattr(fn, "__name__", ""), None) is fn
     )
@@ -525,7 +525,8 @@ class Interpreter:
             return
         fn = callee.value
         if fn in BREAKING_CALLS:
-            self.graph_break(ins, lambda: fn(*_real(positional), **_real(kwargs)))
+            real_kwargs = {k: _real(v) for k, v in kwargs.items()}
+            self.graph_break(ins, lambda: fn(*_real(positional), **real_kwargs))
             return
         if fn is len:
             self.stack.append(Var(len(_real(positional[0]))))  # a constant: shapes are static
@@ -660,10 +661,13 @@ def tensor_match(t: torch.Tensor, dynamic_dims: frozenset[int] = frozenset()) ->
         t.requires_grad,
     )
     sizes, strides = list(t.shape), list(t.stride())
-    if dynamic_dims and not t.is_contiguous():
+    # With dynamic sizes, strides become formulas of the sizes: a dense tensor's strides are
+    # the running products of its sizes in the order of its layout (outermost first).
+    order = sorted(range(t.dim()), key=lambda d: -strides[d])
+    if dynamic_dims and not t.permute(order).is_contiguous():
         raise NotImplementedError(
-            "dynamic sizes of a non-contiguous tensor: Dynamo guards its strides as formulas "
-            "of the sizes; this lab guards contiguous tensors only"
+            "dynamic sizes of a tensor with gaps or overlaps: Dynamo gives its strides "
+            "symbols of their own; this lab guards dense tensors only"
         )
 
     def check(x: Any) -> bool:
@@ -672,11 +676,11 @@ def tensor_match(t: torch.Tensor, dynamic_dims: frozenset[int] = frozenset()) ->
         got = (type(x), torch._C._dispatch_keys(x), x.dtype, x.device, x.requires_grad)
         if got != expected or x.dim() != len(sizes):
             return False
-        if dynamic_dims:  # strides are formulas of the sizes: a contiguous tensor's
+        if dynamic_dims:  # strides are formulas of the sizes: dense, in the same order
             if any(x.shape[d] < 2 for d in dynamic_dims):  # 0 and 1 are specialised
                 return False
             static = all(x.shape[d] == sizes[d] for d in range(len(sizes)) if d not in dynamic_dims)
-            return static and x.is_contiguous()
+            return static and x.permute(order).is_contiguous()
         return list(x.shape) == sizes and list(x.stride()) == strides
 
     return check
@@ -695,7 +699,8 @@ def make_guards(
     ``EQUALS_MATCH`` (its type and value: Dynamo specialises on it, it is a constant in the
     graph); a list or tuple ``TYPE_MATCH`` and ``LENGTH_CHECK``, then its items' guards;
     ``None`` ``NONE_MATCH``. Two tensor arguments that are distinct objects must stay distinct
-    (``NO_TENSOR_ALIASING``). And the global state the graph was traced under must hold:
+    (``NO_TENSOR_ALIASING``), and one tensor passed twice must stay one
+    (``DUPLICATE_INPUT``). And the global state the graph was traced under must hold:
     grad mode (``GLOBAL_STATE``). ``dynamic`` ({name: dims}) and ``dynamic_ints`` come from
     the compile cache below: those sizes are not compared; those ints are checked by type
     only."""
@@ -727,6 +732,8 @@ def make_guards(
         getters[name] = lambda f, name=name: f[name]
         guard_value(getters[name], value, name, True)
     aliases = _tensor_paths(example)
+    tensors_seen = [get(example) for get in aliases]
+    same = [[a is b for b in tensors_seen] for a in tensors_seen]  # which ones are one tensor
     grad_mode = torch.is_grad_enabled()
 
     def check(f_locals: dict[str, Any]) -> bool:
@@ -737,8 +744,8 @@ def make_guards(
                 return False
         except (KeyError, IndexError, TypeError):
             return False
-        found = [id(get(f_locals)) for get in aliases]
-        return len(set(found)) == len(found)
+        found = [get(f_locals) for get in aliases]
+        return all((a is b) == same[i][j] for i, a in enumerate(found) for j, b in enumerate(found))
 
     return check
     ### END SOLUTION
@@ -778,9 +785,9 @@ class LabCompiler:
 
     Each call binds the arguments by name and tries the cache entries, most recently used
     first (``convert_frame.py``; the entries hang off the code object). The first whose
-    guards accept runs its compiled graph and moves to the front. None accepts: compile (``capture``, hand the graph to
-    ``backend``, install the guards) as a new entry, unless ``recompile_limit`` entries
-    exist: then run ``fn`` eagerly, as Dynamo does after warning "hit
+    guards accept runs its compiled graph and moves to the front. None accepts: compile
+    (``capture``, hand the graph to ``backend``, install the guards) as a new entry, unless
+    ``recompile_limit`` entries exist: then run ``fn`` eagerly, as Dynamo does after warning "hit
     config.recompile_limit".
 
     Shapes (``dynamic``): ``False`` keeps every size static; ``True`` makes every dim of
@@ -918,9 +925,9 @@ def _runner(
         else:  # a dynamic int: its placeholder is named after the argument, L_<name>_
             name = str(node.target)[2:-1]
             where.append(lambda f, name=name: f[name])
-    inputs = {id(v) for v in example}
-    produced = list(dict.fromkeys(id(v) for v in _tensors(result) if id(v) not in inputs))
-    given = {id(v): _find(v, f_locals) for v in _tensors(result) if id(v) in inputs}
+    arguments = {id(v) for v in _tensors(list(f_locals.values()))}
+    produced = list(dict.fromkeys(id(v) for v in _tensors(result) if id(v) not in arguments))
+    given = {id(v): _find(v, f_locals) for v in _tensors(result) if id(v) in arguments}
 
     def rebuild(value: Any, outs: tuple, f: dict[str, Any]) -> Any:
         if isinstance(value, torch.Tensor) and id(value) in given:

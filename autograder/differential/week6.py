@@ -182,6 +182,10 @@ def _value_spec(rng: random.Random) -> dict[str, Any]:
 def _guards(rng: random.Random) -> dict[str, Any]:
     names = ["a", "b", "c"][: rng.randint(1, 3)]
     example = {name: _value_spec(rng) for name in names}
+    tensors = [k for k, v in example.items() if v["t"] == "tensor"]
+    if len(tensors) == 1 and len(names) > 1 and rng.random() < 0.3:
+        other = rng.choice([k for k in names if k != tensors[0]])
+        example[other] = {"t": "same", "of": tensors[0]}  # one tensor passed twice
     if not any(v["t"] in ("tensor", "list") for v in example.values()):
         example[names[0]] = _tensor_spec(rng)
     probes = [_probe(rng, example) for _ in range(rng.randint(4, 10))]
@@ -193,6 +197,8 @@ def _probe(rng: random.Random, example: dict[str, Any]) -> list[Any]:
     name = rng.choice(list(example))
     spec = example[name]
     choices: list[list[Any]] = [["same", name, None], ["no_grad", name, None]]
+    if spec["t"] == "same":
+        choices += [["unalias", name, None], ["alias_other", name, None]]
     if spec["t"] == "tensor":
         choices += [
             ["size", name, rng.randint(0, max(len(spec["shape"]) - 1, 0))],
@@ -233,7 +239,7 @@ def _apply_probe(example: dict[str, Any], probe: list[Any]) -> tuple[dict[str, A
     """A fresh copy of the example's values with the probe's change; and whether to check it
     under ``torch.no_grad()``."""
     how, name, detail = probe
-    values = {k: _make(spec, i) for i, (k, spec) in enumerate(example.items())}
+    values = _values(example)
     spec = example[name]
     if how == "size":
         shape = list(spec["shape"]) or [1]
@@ -263,7 +269,25 @@ def _apply_probe(example: dict[str, Any], probe: list[Any]) -> tuple[dict[str, A
         values[name] = tuple(values[name])
     elif how == "alias_items":
         values[name] = [values[name][0]] * len(values[name])
+    elif how == "unalias":  # the same geometry, but a tensor of its own
+        values[name] = (
+            values[spec["of"]].detach().clone().requires_grad_(values[spec["of"]].requires_grad)
+        )
+    elif how == "alias_other":  # both names now hold another tensor, together
+        t = values[spec["of"]].detach().clone().requires_grad_(values[spec["of"]].requires_grad)
+        values[name] = values[spec["of"]] = t
     return values, how == "no_grad"
+
+
+def _values(example: dict[str, Any]) -> dict[str, Any]:
+    """Fresh values for an example's specs (a "same" spec is the very tensor it names)."""
+    values = {
+        k: _make(spec, i) for i, (k, spec) in enumerate(example.items()) if spec["t"] != "same"
+    }
+    for k, spec in example.items():
+        if spec["t"] == "same":
+            values[k] = values[spec["of"]]
+    return {k: values[k] for k in example}
 
 
 # ---- cache ------------------------------------------------------------------------------------
@@ -281,7 +305,10 @@ def _cache(rng: random.Random) -> dict[str, Any]:
             calls.append(["reset"])
             continue
         rows, cols = rng.choice([1, 2, 3, 4, 5]), rng.choice([2, 3])
-        calls.append(["call", [rows, cols], rng.choice([1, 2, 3, 4])])
+        step = ["call", [rows, cols], rng.choice([1, 2, 3, 4])]
+        if rng.random() < 0.15:
+            step.append("transposed")  # the same sizes laid out the other way round
+        calls.append(step)
     return {
         "kind": "cache",
         "fn": rng.choice(list(CACHED)),
@@ -314,7 +341,7 @@ def execute(lib: Any, program: dict[str, Any]) -> Any:
 
 
 def _execute_guards(lib: Any, program: dict[str, Any]) -> Any:
-    example = {k: _make(spec, i) for i, (k, spec) in enumerate(program["example"].items())}
+    example = _values(program["example"])
     check = guard(lambda: lib.make_guards(example))
     if isinstance(check, dict):
         return check
@@ -341,6 +368,8 @@ def _execute_cache(lib: Any, program: dict[str, Any]) -> Any:
             compiled.reset()
             continue
         x = _tensor(step[1], 0.5)
+        if "transposed" in step:
+            x = x.t().contiguous().t()
         if first and program["mark"] and step[1][0] > 1:
             torch._dynamo.mark_dynamic(x, 0)
         first = False
@@ -379,4 +408,8 @@ def BREAK(engine: Any) -> Any:  # noqa: N802 - the name every generator uses
         )
 
     engine.tensor_match = sloppy
-    return original
+
+    def undo() -> None:
+        engine.tensor_match = original
+
+    return undo

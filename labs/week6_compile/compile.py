@@ -231,7 +231,7 @@ def _is_torch_function(fn: Any) -> bool:
     module = getattr(fn, "__module__", None) or ""
     return (
         module == "torch"
-        or module.startswith("torch.nn.functional")
+        or module.startswith(("torch.nn.functional", "torch._C._nn"))  # F.gelu lives in C
         or getattr(torch, getattr(fn, "__name__", ""), None) is fn
         or getattr(operator, getattr(fn, "__name__", ""), None) is fn
     )
@@ -503,7 +503,8 @@ def make_guards(
     ``EQUALS_MATCH`` (its type and value: Dynamo specialises on it, it is a constant in the
     graph); a list or tuple ``TYPE_MATCH`` and ``LENGTH_CHECK``, then its items' guards;
     ``None`` ``NONE_MATCH``. Two tensor arguments that are distinct objects must stay distinct
-    (``NO_TENSOR_ALIASING``). And the global state the graph was traced under must hold:
+    (``NO_TENSOR_ALIASING``), and one tensor passed twice must stay one
+    (``DUPLICATE_INPUT``). And the global state the graph was traced under must hold:
     grad mode (``GLOBAL_STATE``). ``dynamic`` ({name: dims}) and ``dynamic_ints`` come from
     the compile cache below: those sizes are not compared; those ints are checked by type
     only."""
@@ -545,9 +546,9 @@ class LabCompiler:
 
     Each call binds the arguments by name and tries the cache entries, most recently used
     first (``convert_frame.py``; the entries hang off the code object). The first whose
-    guards accept runs its compiled graph and moves to the front. None accepts: compile (``capture``, hand the graph to
-    ``backend``, install the guards) as a new entry, unless ``recompile_limit`` entries
-    exist: then run ``fn`` eagerly, as Dynamo does after warning "hit
+    guards accept runs its compiled graph and moves to the front. None accepts: compile
+    (``capture``, hand the graph to ``backend``, install the guards) as a new entry, unless
+    ``recompile_limit`` entries exist: then run ``fn`` eagerly, as Dynamo does after warning "hit
     config.recompile_limit".
 
     Shapes (``dynamic``): ``False`` keeps every size static; ``True`` makes every dim of
@@ -631,9 +632,9 @@ def _runner(
         else:  # a dynamic int: its placeholder is named after the argument, L_<name>_
             name = str(node.target)[2:-1]
             where.append(lambda f, name=name: f[name])
-    inputs = {id(v) for v in example}
-    produced = list(dict.fromkeys(id(v) for v in _tensors(result) if id(v) not in inputs))
-    given = {id(v): _find(v, f_locals) for v in _tensors(result) if id(v) in inputs}
+    arguments = {id(v) for v in _tensors(list(f_locals.values()))}
+    produced = list(dict.fromkeys(id(v) for v in _tensors(result) if id(v) not in arguments))
+    given = {id(v): _find(v, f_locals) for v in _tensors(result) if id(v) in arguments}
 
     def rebuild(value: Any, outs: tuple, f: dict[str, Any]) -> Any:
         if isinstance(value, torch.Tensor) and id(value) in given:

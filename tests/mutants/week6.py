@@ -35,8 +35,10 @@ WEEK6_MUTANTS: list[Mutant] = [
     _m(
         "6.1",
         "explain without reset",
-        "    torch._dynamo.reset()\n    recorder = GraphRecorder()",
-        "    recorder = GraphRecorder()",
+        "    torch._dynamo.reset()\n    recorder = GraphRecorder()\n    try:\n"
+        "        torch.compile(fn, backend=recorder)(*args)\n    finally:\n"
+        "        torch._dynamo.reset()  # torch's explain leaves no cache entry behind either\n",
+        "    recorder = GraphRecorder()\n    torch.compile(fn, backend=recorder)(*args)\n",
         "a cached function hands the recorder nothing on a second explain",
     ),
     # --- Task 6.2: capture ---------------------------------------------------------------------
@@ -115,8 +117,8 @@ WEEK6_MUTANTS: list[Mutant] = [
     _m(
         "6.4",
         "no aliasing guard",
-        "return len(set(found)) == len(found)",
-        "return True",
+        "return all((a is b) == same[i][j]",
+        "return True or all((a is b) == same[i][j]",
         "distinct arguments are assumed to stay distinct",
     ),
     _m(

@@ -29,6 +29,12 @@ def _compile_with_recorder(lib: Any, source: str, *calls: tuple) -> dict[str, An
     return {
         "results": results,
         "graphs": guard(lambda: [graph_ops(gm) for gm in recorder.graphs]),
+        "graphs run again": guard(
+            lambda: [
+                value(tuple(gm(*ex)))
+                for gm, ex in zip(recorder.graphs, recorder.example_inputs, strict=True)
+            ]
+        ),
         "example_inputs": guard(
             lambda: [[list(t.shape) for t in ex] for ex in recorder.example_inputs]
         ),
@@ -149,6 +155,12 @@ STRAIGHT = {
     "shape is a constant": "def f(x):\n    return x * x.shape[0] + x.shape[1]\n",
     "tuple of results": "def f(x, y):\n    return x.sum(), y * 3, x - y\n",
     "the same input twice": "def f(x):\n    return x * x + x\n",
+    "the same result twice": "def f(x):\n    a = x.sin()\n    b = a\n    return a, b, a * 2\n",
+    "a global after a method": "def f(x):\n    y = x.relu()\n    return torch.sin(y)\n",
+    "the function's own globals": "def f(x):\n    return F.relu(x) * scale\n",
+    "Python arithmetic is folded": "def f(x):\n    return x * (x.shape[0] * 2 - 1)\n",
+    "a list argument to torch": "def f(x, y):\n    return torch.cat([x, y], dim=0).sum(1)\n",
+    "gelu from torch._C._nn": "def f(x):\n    return torch.nn.functional.gelu(x) + 1\n",
 }
 
 
@@ -208,6 +220,29 @@ def task_6_2_lists_ints_and_nothing_to_do(lib: Any) -> Any:
     }
 
 
+@case(W, points=2, tasks="6.2")
+def task_6_2_globals_folding_and_lists(lib: Any) -> Any:
+    """Globals come from the function's own module (``fn.__globals__``: here ``F`` and
+    ``scale`` exist only there), and 3.11's ``LOAD_GLOBAL`` pushes a NULL only when the low
+    bit of its argument says so; arithmetic on Python ints is folded, not recorded; a list of
+    tensors reaches ``torch.cat`` as tensors; ``F.gelu`` (a builtin of ``torch._C._nn``) is a
+    torch function too; one result returned twice is one graph output."""
+    out = {}
+    names = {"F": torch.nn.functional, "scale": 3.0}
+    for name in (
+        "the same result twice",
+        "a global after a method",
+        "the function's own globals",
+        "Python arithmetic is folded",
+        "gelu from torch._C._nn",
+    ):
+        out[name] = captured(lib, fresh(STRAIGHT[name], names), inputs(2, 3))
+    out["a list argument to torch"] = captured(
+        lib, fresh(STRAIGHT["a list argument to torch"]), *_two((2, 3))
+    )
+    return out
+
+
 @case(W, points=1, tasks="6.2")
 def task_6_2_graph_is_an_fx_graph_module(lib: Any) -> Any:
     """``capture`` gives ``torch.fx.GraphModule`` objects whose example inputs are the real
@@ -246,7 +281,30 @@ BREAKS = {
         "def f(x):\n    y = x.cos()\n    if y.mean() < 0.5:\n        y = y * 3\n    return y + x\n"
     ),
     "branch on a Python value": (
-        "def f(x, n):\n    if n > 2:\n        return x * 2\n    return x - 1\n"
+        "def f(x, n):\n    y = x * 2\n    if n > 2:\n        return y * 3\n    return y - 1\n"
+    ),
+    "branch on not n": (
+        "def f(x, n):\n    y = x * 2\n    if not n:\n        return y - 1\n    return y + 1\n"
+    ),
+    "overwritten before it is read": (
+        "def f(x):\n    a = x * 2\n    print('torchlab')\n    a = x + 1\n    return a\n"
+    ),
+    "read only where the branch jumps": (
+        "def f(x):\n    a = x * 2\n    if x.sum() > 0:\n        return x.sin()\n    return a\n"
+    ),
+    "read only after a later branch": (
+        "def f(x, n):\n    a = x * 2\n    print('torchlab')\n    if n > 2:\n"
+        "        return x.cos()\n    return a + 1\n"
+    ),
+    "a read after a return": (
+        "def f(x, n):\n    b = x.cos()\n    if n > 2:\n        a = x * 2\n"
+        "        print('torchlab')\n        return a\n    return x.sin() + b\n"
+    ),
+    "stored b before a": (
+        "def f(x):\n    b = x * 2\n    a = x + 1\n    print('torchlab')\n    return a - b\n"
+    ),
+    "print with keywords": (
+        "def f(x):\n    y = x * 2\n    print('torchlab', 6, sep='-')\n    return y + 1\n"
     ),
 }
 
@@ -287,8 +345,28 @@ def task_6_3_branch_on_a_tensor(lib: Any) -> Any:
 @case(W, points=2, tasks=("6.2", "6.3"))
 def task_6_3_branch_on_a_python_value(lib: Any) -> Any:
     """A branch on an int is no break: Dynamo knows the value and follows it."""
-    fn = BREAKS["branch on a Python value"]
+    fn, negated = BREAKS["branch on a Python value"], BREAKS["branch on not n"]
     return {
         "n=3": captured(lib, fresh(fn), inputs(3), 3),
         "n=1": captured(lib, fresh(fn), inputs(3), 1),
+        "not n, n=2": captured(lib, fresh(negated), inputs(3), 2),
+        "not n, n=0": captured(lib, fresh(negated), inputs(3), 0),
+    }
+
+
+@case(W, points=3, tasks=("6.2", "6.3"))
+def task_6_3_what_is_live_after_a_break(lib: Any) -> Any:
+    """A local is handed on only if some path after the break reads it before writing it
+    (``livevars_analysis``): a value overwritten first is not; one read only where the
+    branch jumps, or only after a later branch, is; a read after a return (another path)
+    does not count. The live locals are handed on in the order the function first stored
+    them. And a ``print`` with keywords prints the real values, once."""
+    x = inputs(3, start=-1.5)
+    return {
+        "overwritten": captured(lib, fresh(BREAKS["overwritten before it is read"]), x),
+        "branch jumps": captured(lib, fresh(BREAKS["read only where the branch jumps"]), x),
+        "later branch": captured(lib, fresh(BREAKS["read only after a later branch"]), x, 3),
+        "after a return": captured(lib, fresh(BREAKS["a read after a return"]), x, 3),
+        "print with keywords": captured(lib, fresh(BREAKS["print with keywords"]), x),
+        "stored b before a": captured(lib, fresh(BREAKS["stored b before a"]), x),
     }

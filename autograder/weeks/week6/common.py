@@ -3,6 +3,8 @@ name a graph's calls and read results, never answer for the learner."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import itertools
 import operator
 from typing import Any
@@ -70,10 +72,14 @@ def fresh(source: str, names: dict[str, Any] | None = None) -> Any:
 def captured(lib: Any, fn: Any, *args: Any, run_graphs: bool = True) -> dict[str, Any]:
     """What ``lib.capture(fn, *args)`` gives, as plain data: each graph's calls and number of
     placeholders, what each graph computes on its example inputs, and ``fn``'s result."""
-    got = guard(lambda: lib.capture(fn, *args))
+    with contextlib.redirect_stdout(io.StringIO()) as printed:
+        got = guard(lambda: lib.capture(fn, *args))
     if isinstance(got, dict):  # capture raised: that is the observation
         return got
-    return guard(lambda: _describe(got, run_graphs))
+    out = guard(lambda: _describe(got, run_graphs))
+    if isinstance(out, dict) and out.get("kind") != "raised":
+        out["printed"] = printed.getvalue()  # a print runs once, with the real values
+    return out
 
 
 def _describe(got: Any, run_graphs: bool) -> dict[str, Any]:
@@ -85,12 +91,9 @@ def _describe(got: Any, run_graphs: bool) -> dict[str, Any]:
         "result": value(got.result),
     }
     if run_graphs:
-        # Each graph's outputs, as a sorted list: which values a graph hands on is Dynamo's
-        # rule (what the rest of the function still reads); their order is bookkeeping.
-        out["outputs"] = [
-            sorted((value(t) for t in gm(*ex)), key=repr)
-            for gm, ex in zip(graphs, examples, strict=True)
-        ]
+        # Each graph's outputs in order: what the rest of the function still reads, the
+        # stack first, then the live locals in the order the function first stored them.
+        out["outputs"] = [value(tuple(gm(*ex))) for gm, ex in zip(graphs, examples, strict=True)]
     return out
 
 

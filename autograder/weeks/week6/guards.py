@@ -63,8 +63,16 @@ def task_6_4_tensor_match_type_dtype_grad_device(lib: Any) -> Any:
         "meta": {"x": Z(2, 3, device="meta")},
         "an int": {"x": 3},
         "a list": {"x": [Z(2, 3)]},
+        "an inference tensor": {"x": _inference(Z(2, 3))},
     }
     return _decisions(lib, {"x": Z(2, 3)}, probes)
+
+
+def _inference(t: torch.Tensor) -> torch.Tensor:
+    """``t`` copied under ``inference_mode``: the same geometry, fewer dispatch keys (no
+    ``ADInplaceOrView``), which only ``TENSOR_MATCH``'s key-set check can see."""
+    with torch.inference_mode():
+        return t.clone()
 
 
 @case(W, points=2, tasks="6.4")
@@ -95,8 +103,10 @@ def task_6_4_numbers_are_specialised(lib: Any) -> Any:
     }
     floats = {"same": {"x": x, "s": 1.5}, "other": {"x": x, "s": 2.5}, "an int": {"x": x, "s": 1}}
     flags = {"same": {"x": x, "b": True}, "False": {"x": x, "b": False}, "1": {"x": x, "b": 1}}
+    ones = {"same": {"x": x, "n": 1}, "True": {"x": x, "n": True}, "1.0": {"x": x, "n": 1.0}}
     return {
         "int": _decisions(lib, {"x": x, "n": 2}, ints),
+        "the int 1": _decisions(lib, {"x": x, "n": 1}, ones),
         "float": _decisions(lib, {"x": x, "s": 1.5}, floats),
         "bool": _decisions(lib, {"x": x, "b": True}, flags),
     }
@@ -134,9 +144,16 @@ def task_6_4_no_tensor_aliasing(lib: Any) -> Any:
         "in a list": {"x": x, "y": y},
     }
     listed = {"distinct": {"xs": [Z(2), Z(2)]}, "same twice": {"xs": [x, x]}}
+    other = Z(2)
+    twice = {
+        "the same again": {"x": x, "y": x},
+        "another, twice": {"x": other, "y": other},
+        "two distinct": {"x": Z(2), "y": Z(2)},
+    }
     return {
         "arguments": _decisions(lib, {"x": x, "y": y}, probes),
         "list items": _decisions(lib, {"xs": [x, y]}, listed),
+        "one tensor passed twice": _decisions(lib, {"x": x, "y": x}, twice),
     }
 
 
@@ -199,6 +216,7 @@ def _sequence(lib: Any, source: str, calls: list[tuple], **options: Any) -> Any:
 
 
 POINTWISE = "def f(x):\n    return (x.sin() * 2).sum(0)\n"
+HANDED_BACK = "def f(z, y):\n    return z * 2, y, z\n"
 SCALED = "def f(x, n):\n    return x * n + 1\n"
 
 
@@ -209,12 +227,17 @@ def _sized(*sizes: int) -> list[tuple]:
 @case(W, points=2, tasks=("6.2", "6.4", "6.5"))
 def task_6_5_cache_hit_and_recompile(lib: Any) -> Any:
     """The same geometry reuses the entry; a new dtype or a new int value compiles again;
-    going back to an earlier one reuses its entry."""
+    going back to an earlier one reuses its entry. A result that is an argument handed
+    straight back comes from this call's arguments; one tensor passed twice compiles once."""
     dtypes = [(inputs(4),), (inputs(4, dtype=torch.float64),), (inputs(4),)]
     ints = [(inputs(4), 2), (inputs(4), 2)]
+    a, b = inputs(3), inputs(3, start=1)
+    handed = [(a, b), (b, a), (a, a)]
     return {
         "dtypes": _sequence(lib, POINTWISE, dtypes, dynamic=False),
         "ints": _sequence(lib, SCALED, ints, dynamic=False),
+        "arguments handed back": _sequence(lib, HANDED_BACK, handed),
+        "one tensor twice": _sequence(lib, "def f(x, y):\n    return x * y\n", [(a, a)] * 3),
     }
 
 
@@ -283,3 +306,43 @@ def task_6_5_mark_dynamic_and_reset(lib: Any) -> Any:
         return {"compiles": counts, "after reset": result}
 
     return guard(run)
+
+
+@case(W, points=3, tasks=("6.2", "6.4", "6.5"))
+def task_6_5_duck_sizing(lib: Any) -> Any:
+    """``dynamic=True`` gives equal sizes one symbol (duck sizing): a ``(3, 3)`` compile
+    serves ``(4, 4)`` but not ``(3, 2)``. A dim found dynamic because its size changed has a
+    symbol of its own: after ``(1, 2)`` and ``(2, 2)``, ``(5, 2)`` needs no compile."""
+    ducked = [(inputs(3, 3),), (inputs(4, 4),), (inputs(3, 2),)]
+    found = [(inputs(1, 2),), (inputs(2, 2),), (inputs(5, 2),)]
+    return {
+        "equal sizes": _sequence(lib, POINTWISE, ducked, dynamic=True),
+        "a dim found dynamic": _sequence(lib, POINTWISE, found, dynamic=True),
+    }
+
+
+@case(W, points=3, tasks=("6.2", "6.4", "6.5"))
+def task_6_5_dynamic_guards_still_guard(lib: Any) -> Any:
+    """A dynamic dim still needs a contiguous tensor (its strides are formulas of the sizes):
+    a transposed one of the same size compiles again. A dynamic int still needs an int: a
+    bool or a float compiles again. A dim marked dynamic stays dynamic at later compiles,
+    though later tensors carry no mark."""
+    rows = [(inputs(4, 3), 2), (inputs(5, 3), 2), (inputs(3, 5).t(), 2)]
+    flags = [(inputs(4), 2), (inputs(4), 3), (inputs(4), True), (inputs(4), 2.5)]
+    fn, counter = fresh(SCALED), _Counter()
+
+    def sticky() -> Any:
+        compiled = lib.LabCompiler(fn, counter)
+        first = inputs(4, 3)
+        torch._dynamo.mark_dynamic(first, 0)
+        counts, results = [], []
+        for x, n in ((first, 2), (inputs(5, 3), 2), (inputs(4, 3), 1), (inputs(5, 3), 4)):
+            results.append(value(compiled(x, n)))
+            counts.append(counter.n)
+        return {"results": results, "compiles": counts}
+
+    return {
+        "transposed": _sequence(lib, SCALED, rows),
+        "bool and float": _sequence(lib, SCALED, flags),
+        "marked, then not": guard(sticky),
+    }
