@@ -113,8 +113,10 @@ def _capture(rng: random.Random) -> dict[str, Any]:
             lines.append(f"{name} = {template.format(a=pick(square), b=pick(square))}")
         elif roll < 0.72:
             template = rng.choice(BINARY)
-            first = pick(square)
-            lines.append(f"{name} = {template.format(a=first, b=pick(any_tensor))}")
+            # a reduced first operand ((1, n) from sum(0, keepdim=True)) is square again
+            # only if the second is: those templates take a square second operand
+            second = pick(square if "keepdim" in template else any_tensor)
+            lines.append(f"{name} = {template.format(a=pick(square), b=second)}")
         else:
             lines.append(f"{name} = {rng.choice(UNARY).format(a=pick(square))}")
         square.append(name)
