@@ -42,12 +42,16 @@ from autograder.weeks import Week
 
 # -O1: most of the build is parsing torch's headers; optimising harder buys most labs nothing.
 CFLAGS = ["-O1"]  # torch adds -std=c++20, which its headers need
+CFLAGS_OVERRIDE = "TORCHLAB_NATIVE_CFLAGS"
 
 
 def cflags(name: str) -> list[str]:
-    """The flags lib ``name`` is built with: its week's ``native_cflags``, else ``CFLAGS``."""
+    """The flags lib ``name`` is built with: ``$TORCHLAB_NATIVE_CFLAGS`` where it is set (the
+    mutation score builds unoptimised), else its week's ``native_cflags``, else ``CFLAGS``."""
     from autograder.weeks import WEEKS
 
+    if override := os.environ.get(CFLAGS_OVERRIDE):
+        return override.split()
     for week in WEEKS.values():
         if week.native_library == name and week.native_cflags:
             return list(week.native_cflags)
@@ -303,6 +307,7 @@ def _compile(
             "PYTHONPATH": str(Path(isolation.autograder_dir()).parent),
             "MAX_JOBS": "2",
             "LANG": "C.UTF-8",
+            **_flags_env(),
         }
         binds = [str(pch.parent)] if pch is not None else []
         jail = isolation.build(
@@ -318,6 +323,7 @@ def _compile(
             "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
             "MAX_JOBS": "2",
             "LANG": "C.UTF-8",
+            **_flags_env(),
         }
 
     def limit() -> None:
@@ -358,6 +364,12 @@ def _compile(
 
 
 MAX_OUTPUT_BYTES = 256 * 1024  # a build's output the grader keeps: the start and the end
+
+
+def _flags_env() -> dict[str, str]:
+    """The flags override, for a build's child (its environment is otherwise built anew)."""
+    value = os.environ.get(CFLAGS_OVERRIDE)
+    return {CFLAGS_OVERRIDE: value} if value else {}
 
 
 def read_bounded(fd: int, deadline: float) -> tuple[bytes, bool]:
@@ -412,7 +424,7 @@ def precompiled_header(name: str, source: Path) -> Path | None:
     version and flags, outside the sandbox: its input is the course's own file, never a
     submission (each new set would cost 17 s and 400 MB). GCC checks a precompiled header
     against the flags of each build and quietly parses the headers instead when they differ,
-    so a stale one costs time, never correctness. One is kept per library."""
+    so a stale one costs time, never correctness. One is kept per library and flags."""
     if os.environ.get("TORCHLAB_PCH", "1") == "0" or not source.is_file():
         return None
     includes = [
@@ -423,7 +435,10 @@ def precompiled_header(name: str, source: Path) -> Path | None:
     text = "// Made by torchlab (autograder/native.py) from " + source.name + "\n"
     text += "\n".join(includes) + "\n"
     key = hashlib.sha256(f"{name} torch={_torch_version()} {cflags(name)}\n{text}".encode())
-    folder = cache_root() / "pch" / name / key.hexdigest()[:24]
+    # One per library and set of flags: the mutation score's unoptimised builds and the
+    # learners' optimised ones run side by side, and must not take turns remaking theirs.
+    flags_tag = hashlib.sha256(" ".join(cflags(name)).encode()).hexdigest()[:8]
+    folder = cache_root() / "pch" / name / flags_tag / key.hexdigest()[:24]
     header = folder / PCH_HEADER
     if (folder / f"{PCH_HEADER}.gch").is_file():
         folder.chmod(0o755)  # a root grader's builds run as uid 65534 (an older cache: 0700)
@@ -439,7 +454,7 @@ def precompiled_header(name: str, source: Path) -> Path | None:
     if made.returncode != 0 or not (staging / f"{PCH_HEADER}.gch").is_file():
         shutil.rmtree(staging, ignore_errors=True)
         return None  # builds go on without it, only slower
-    for old in folder.parent.iterdir():  # one per library: each weighs hundreds of MB
+    for old in folder.parent.iterdir():  # one per library and flags: hundreds of MB each
         # Never this key's own folder: a parallel build made it and may be using it right now
         # (its sandbox has bound it already; removing it would take the header from under it).
         if old.name not in (staging.name, folder.name) and not old.name.startswith("."):

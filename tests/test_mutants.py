@@ -37,12 +37,20 @@ SETS = [pytest.param(w, False, id=w) for w in MUTATED] + [
 # A blind set of a C++ week rebuilds the library for each mutant (minutes in all): it is scored
 # in halves, so the two halves can run side by side (pytest -n 2).
 HALVES = {"week4c", "week5"}
+# A week with a blind set is scored on it alone: the set written beside the cases scores 100%
+# by construction and measures nothing more (its texts are still checked against the
+# reference above; ``python -m autograder.mutation WEEK`` scores it on demand).
+BLIND = set(weeks_with_mutants(blind=True))
 SCORED = [
     pytest.param(w, blind, half, id=f"{w}{'-blind' if blind else ''}-{half + 1}of2")
     for w, blind in [(p.values[0], p.values[1]) for p in SETS]
     if blind and w in HALVES
     for half in (0, 1)
-] + [p for p in SETS if not (p.values[1] and p.values[0] in HALVES)]
+] + [
+    p
+    for p in SETS
+    if not (p.values[1] and p.values[0] in HALVES) and (p.values[1] or p.values[0] not in BLIND)
+]
 MIN_MUTANTS = {"week1": 40}  # per week; any other week needs at least 2 per task
 MIN_BLIND = 40  # a blind set: at least 40 over every task
 MIN_PER_TASK = 2
