@@ -815,6 +815,7 @@ class LabCompiler:
         self.entries: list[CacheEntry] = []
         self.sizes: dict[str, tuple[int, ...]] = {}  # each tensor's sizes at the last compile
         self.dims: dict[str, set[int]] = {}  # dims found dynamic so far
+        self.changed: dict[str, set[int]] = {}  # of those, the ones whose size changed
         self.values: dict[str, int] = {}  # each int's value at the last compile
         self.dynamic_ints: set[str] = set()
 
@@ -844,7 +845,7 @@ class LabCompiler:
             run = lambda f: self.fn(*f.values())  # noqa: E731 - nothing to compile
         check = make_guards(f_locals, dims, ints)
         if self.dynamic is True:  # "duck sizing": equal dynamic sizes share one symbol
-            ducks = {k: v - self.dims.get(k, set()) for k, v in dims.items()}
+            ducks = {k: v - self.changed.get(k, set()) for k, v in dims.items()}
             check = _duck(check, f_locals, ducks)
         self.entries.insert(0, CacheEntry(check, run, ints))
         return captured.result
@@ -872,6 +873,10 @@ class LabCompiler:
                     marked |= set(range(value.dim()))
                 # A size of 0 or 1 is always compiled static (Dynamo specialises on it).
                 dims[name] = frozenset(d for d in marked if value.shape[d] >= 2)
+                if before is not None and len(before) == value.dim():  # for duck sizing
+                    self.changed.setdefault(name, set()).update(
+                        d for d, s in enumerate(value.shape) if s != before[d]
+                    )
                 self.sizes[name] = tuple(value.shape)
             elif type(value) is int:
                 before = self.values.get(name)
@@ -886,15 +891,15 @@ class LabCompiler:
 def _duck(
     check: Callable[[dict[str, Any]], bool],
     f_locals: dict[str, Any],
-    dims: dict[str, frozenset[int]],
+    ducks: dict[str, frozenset[int]],
 ) -> Callable[[dict[str, Any]], bool]:
     """With ``dynamic=True`` Dynamo gives dynamic sizes that are equal at the compile one
     symbol (``DimDynamic.DUCK`` in ``symbolic_shapes.py``), so they must stay equal: a
-    ``(3, 3)`` compile does not serve ``(3, 2)``. A dim found dynamic by a change of size,
-    or marked dynamic, has a symbol of its own (``DimDynamic.DYNAMIC``): ``dims`` leaves
-    those out."""
+    ``(3, 3)`` compile does not serve ``(3, 2)``; marked dims (``mark_dynamic``) too. A dim
+    found dynamic by a change of size has a symbol of its own (``DimDynamic.DYNAMIC``):
+    ``ducks`` leaves those out."""
     groups: dict[int, list[tuple[str, int]]] = {}
-    for name, found in dims.items():
+    for name, found in ducks.items():
         for d in sorted(found):
             groups.setdefault(f_locals[name].shape[d], []).append((name, d))
     tied = [g for g in groups.values() if len(g) > 1]
