@@ -815,7 +815,6 @@ class LabCompiler:
         self.entries: list[CacheEntry] = []
         self.sizes: dict[str, tuple[int, ...]] = {}  # each tensor's sizes at the last compile
         self.dims: dict[str, set[int]] = {}  # dims found dynamic so far
-        self.changed: dict[str, set[int]] = {}  # of those, the ones whose size changed
         self.values: dict[str, int] = {}  # each int's value at the last compile
         self.dynamic_ints: set[str] = set()
 
@@ -845,7 +844,7 @@ class LabCompiler:
             run = lambda f: self.fn(*f.values())  # noqa: E731 - nothing to compile
         check = make_guards(f_locals, dims, ints)
         if self.dynamic is True:  # "duck sizing": equal dynamic sizes share one symbol
-            ducks = {k: v - self.changed.get(k, set()) for k, v in dims.items()}
+            ducks = {k: v - self.dims.get(k, set()) for k, v in dims.items()}
             check = _duck(check, f_locals, ducks)
         self.entries.insert(0, CacheEntry(check, run, ints))
         return captured.result
@@ -873,10 +872,6 @@ class LabCompiler:
                     marked |= set(range(value.dim()))
                 # A size of 0 or 1 is always compiled static (Dynamo specialises on it).
                 dims[name] = frozenset(d for d in marked if value.shape[d] >= 2)
-                if before is not None and len(before) == value.dim():  # for duck sizing
-                    self.changed.setdefault(name, set()).update(
-                        d for d, s in enumerate(value.shape) if s != before[d]
-                    )
                 self.sizes[name] = tuple(value.shape)
             elif type(value) is int:
                 before = self.values.get(name)
@@ -891,15 +886,21 @@ class LabCompiler:
 def _duck(
     check: Callable[[dict[str, Any]], bool],
     f_locals: dict[str, Any],
-    ducks: dict[str, frozenset[int]],
+    dims: dict[str, frozenset[int]],
 ) -> Callable[[dict[str, Any]], bool]:
     """With ``dynamic=True`` Dynamo gives dynamic sizes that are equal at the compile one
     symbol (``DimDynamic.DUCK`` in ``symbolic_shapes.py``), so they must stay equal: a
-    ``(3, 3)`` compile does not serve ``(3, 2)``; marked dims (``mark_dynamic``) too. A dim
-    found dynamic by a change of size has a symbol of its own (``DimDynamic.DYNAMIC``):
-    ``ducks`` leaves those out."""
+    ``(3, 3)`` compile does not serve ``(3, 2)``. A dim found dynamic by a change of size,
+    or marked dynamic, has a symbol of its own (``DimDynamic.DYNAMIC``): ``dims`` leaves
+    those out."""
+    for value in f_locals.values():
+        if isinstance(value, torch.Tensor) and _marked_not_contiguous(value):
+            raise NotImplementedError(
+                "a tensor marked dynamic (mark_dynamic) laid out non-contiguously under "
+                "dynamic=True: Dynamo's symbols for its strides are not modelled in this lab"
+            )
     groups: dict[int, list[tuple[str, int]]] = {}
-    for name, found in ducks.items():
+    for name, found in dims.items():
         for d in sorted(found):
             groups.setdefault(f_locals[name].shape[d], []).append((name, d))
     tied = [g for g in groups.values() if len(g) > 1]
@@ -910,6 +911,10 @@ def _duck(
         return all(len({f[name].shape[d] for name, d in g}) == 1 for g in tied)
 
     return ducked
+
+
+def _marked_not_contiguous(t: torch.Tensor) -> bool:
+    return bool(getattr(t, "_dynamo_dynamic_indices", None)) and not t.is_contiguous()
 
 
 def _runner(

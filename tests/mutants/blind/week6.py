@@ -9,8 +9,7 @@ reference failed (a list of tensors given to torch.cat, print with keywords, an 
 returned from a cached entry, one tensor passed twice recompiling every call, F.gelu); fixing
 them and modelling dense transposed tensors under dynamic sizes moved four old texts, which
 were re-anchored on the new lines with the same bug (print handed the Vars, no aliasing
-guard, the two dynamic-guard returns, dynamic dims ignored; later, duck sizing ties found
-dims too, when marked dims turned out to be duck dims under dynamic=True). Public cases were then added for
+guard, the two dynamic-guard returns, dynamic dims ignored). Public cases were then added for
 the survivors, each following what torch 2.13's Dynamo does."""
 
 from autograder.mutation import Mutant
@@ -667,7 +666,7 @@ WEEK6_BLIND = [
     _m(
         "6.5",
         "duck sizing ties found dims too",
-        "            ducks = {k: v - self.changed.get(k, set()) for k, v in dims.items()}",
+        "            ducks = {k: v - self.dims.get(k, set()) for k, v in dims.items()}",
         "            ducks = dims",
         "ties every equal dynamic size, also dims found dynamic by a change or marked dynamic",
     ),
