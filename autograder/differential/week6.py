@@ -29,7 +29,7 @@ from typing import Any
 import torch
 
 from autograder.observe import guard
-from autograder.weeks.week6.common import captured, fresh, value
+from autograder.weeks.week6.common import CompileCounter, captured, fresh, value
 
 EXCLUDED = {
     "calls of Python functions": "Dynamo inlines them; the lab's mini-Dynamo refuses them",
@@ -320,15 +320,6 @@ def _cache(rng: random.Random) -> dict[str, Any]:
     }
 
 
-class _Counter:
-    def __init__(self) -> None:
-        self.n = 0
-
-    def __call__(self, gm: Any, example_inputs: list[Any]) -> Any:
-        self.n += 1
-        return gm.forward
-
-
 # ---- running ----------------------------------------------------------------------------------
 
 
@@ -359,7 +350,7 @@ def _execute_guards(lib: Any, program: dict[str, Any]) -> Any:
 
 
 def _execute_cache(lib: Any, program: dict[str, Any]) -> Any:
-    fn, counter = fresh(CACHED[program["fn"]]), _Counter()
+    fn, counter = fresh(CACHED[program["fn"]]), CompileCounter()
     compiled = guard(lambda: lib.LabCompiler(fn, counter, dynamic=program["dynamic"]))
     if isinstance(compiled, dict):
         return compiled

@@ -258,8 +258,7 @@ def graphs_side_by_side(
             "<div style='display:flex;gap:32px;flex-wrap:wrap;align-items:flex-start'>"
             f"<div><div><b>{html.escape(labels[0])}</b></div>{left}</div>"
             f"<div><div><b>{html.escape(labels[1])}</b></div>{right}</div></div>"
-            f"<div class='torchlab-verdict' data-verdict='{verdict}' "
-            f"style='color:{_VERDICT_COLORS.get(verdict, '#cf222e')}'>{html.escape(line)}</div>"
+            f"{_verdict_line(verdict, line)}"
             "</div>"
         )
     except Exception as exc:  # noqa: BLE001 - a drawing never stops the notebook
@@ -324,12 +323,20 @@ def compare_table(
             "<div class='torchlab-values'>"
             f"<table style='border-collapse:collapse'>{caption}<tr>{head}</tr>"
             f"{''.join(lines)}</table>"
-            f"<div class='torchlab-verdict' data-verdict='{verdict}' "
-            f"style='color:{_VERDICT_COLORS.get(verdict, '#cf222e')}'>{html.escape(line)}</div>"
+            f"{_verdict_line(verdict, line)}"
             "</div>"
         )
     except Exception as exc:  # noqa: BLE001 - a table never stops the notebook
         return _error("torchlab-values", f"this table cannot be shown ({_first_line(exc)})")
+
+
+def _verdict_line(verdict: str, line: str) -> str:
+    """The coloured sentence under a drawing that says whether the two sides agree."""
+    color = _VERDICT_COLORS.get(verdict, "#cf222e")
+    return (
+        f"<div class='torchlab-verdict' data-verdict='{verdict}' "
+        f"style='color:{color}'>{html.escape(line)}</div>"
+    )
 
 
 def _error(cls: str, text: str) -> HTML:

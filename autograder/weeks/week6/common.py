@@ -118,3 +118,15 @@ def unwrapped(fn: Any, *args: Any) -> Any:
                 raise inner from None
             inner = inner.__cause__ or inner.__context__
         raise
+
+
+class CompileCounter:
+    """A backend that counts compiles and runs the graph unchanged (both sides of a case
+    hand it to their compiler; ``torch._dynamo.testing.CompileCounter`` does the same)."""
+
+    def __init__(self) -> None:
+        self.n = 0
+
+    def __call__(self, gm: Any, example_inputs: list[Any]) -> Any:
+        self.n += 1
+        return gm.forward

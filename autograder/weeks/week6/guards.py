@@ -14,7 +14,7 @@ import torch
 
 from autograder.cases import case
 from autograder.observe import guard
-from autograder.weeks.week6.common import W, fresh, inputs, value
+from autograder.weeks.week6.common import CompileCounter, W, fresh, inputs, value
 
 Z = torch.zeros
 
@@ -191,20 +191,9 @@ def task_6_4_tensor_match_on_its_own(lib: Any) -> Any:
 # ---- Task 6.5: the cache and recompiles -------------------------------------------------------
 
 
-class _Counter:
-    """A backend that counts compiles and runs the graph unchanged."""
-
-    def __init__(self) -> None:
-        self.n = 0
-
-    def __call__(self, gm: Any, example_inputs: list[Any]) -> Any:
-        self.n += 1
-        return gm.forward
-
-
 def _sequence(lib: Any, source: str, calls: list[tuple], **options: Any) -> Any:
     """Compile counts and results after each call of ``calls``."""
-    fn, counter = fresh(source), _Counter()
+    fn, counter = fresh(source), CompileCounter()
     compiled = guard(lambda: lib.LabCompiler(fn, counter, **options))
     if isinstance(compiled, dict):
         return compiled
@@ -290,7 +279,7 @@ def task_6_5_dynamic_dims_per_argument(lib: Any) -> Any:
 def task_6_5_mark_dynamic_and_reset(lib: Any) -> Any:
     """``torch._dynamo.mark_dynamic(x, 0)`` before the first call: one compile serves sizes
     8, 9 and 100. ``reset()`` forgets every entry: the next call compiles again."""
-    fn, counter = fresh(POINTWISE), _Counter()
+    fn, counter = fresh(POINTWISE), CompileCounter()
 
     def run() -> Any:
         compiled = lib.LabCompiler(fn, counter)
@@ -329,7 +318,7 @@ def task_6_5_dynamic_guards_still_guard(lib: Any) -> Any:
     though later tensors carry no mark."""
     rows = [(inputs(4, 3), 2), (inputs(5, 3), 2), (inputs(3, 5).t(), 2)]
     flags = [(inputs(4), 2), (inputs(4), 3), (inputs(4), True), (inputs(4), 2.5)]
-    fn, counter = fresh(SCALED), _Counter()
+    fn, counter = fresh(SCALED), CompileCounter()
 
     def sticky() -> Any:
         compiled = lib.LabCompiler(fn, counter)
