@@ -43,6 +43,8 @@ from typing import Any
 
 import torch
 import torch.fx
+from torch._subclasses.fake_tensor import FakeTensorMode
+from torch.utils._python_dispatch import TorchDispatchMode
 
 # ---- given ----------------------------------------------------------------------------------
 
@@ -973,3 +975,1043 @@ def _find(tensor: torch.Tensor, f_locals: dict[str, Any]) -> Callable[[dict[str,
                 if item is tensor:
                     return lambda f, name=name, i=i: f[name][i]
     raise NotImplementedError("a graph input that is not an argument: LabCompiler needs one graph")
+
+
+# =============================================================================================
+# Part 2: AOTAutograd and a small Inductor, from ATen graphs to fused kernels
+# =============================================================================================
+#
+# Dynamo's graphs (part 1) hold torch-level calls. A real backend lowers them further:
+# AOTAutograd (``torch/_functorch/aot_autograd.py``) traces each graph down to ATen ops with
+# fake tensors, removes mutation (functionalization), decomposes big ops into small ones,
+# traces the backward into the same "joint" graph and cuts it into a forward and a backward
+# graph; Inductor (``torch/_inductor``) then lowers each ATen graph to loops, fuses them into
+# kernels and writes code. Tasks 6.6 to 6.12 build each step and compare it with torch's.
+
+ATEN = torch.ops.aten
+
+
+# ---- Task 6.6: ATen tracing under FakeTensorMode ---------------------------------------------
+
+
+class AtenTracer(TorchDispatchMode):
+    """Task 6.6: a ``TorchDispatchMode`` that writes every ATen call it sees into ``graph``.
+
+    A dispatch mode sees each call *after* autograd and the composite ops have run, at the
+    level of ``torch.ops.aten.*`` overloads: that is why ``make_fx``
+    (``torch/fx/experimental/proxy_tensor.py``, ``ProxyTorchDispatchMode``) is built on one.
+    ``__torch_dispatch__(func, types, args, kwargs)`` runs ``func`` (the mode is off inside,
+    so the call goes on to the next mode down, ``FakeTensorMode``, which computes the
+    result's shape, dtype and strides without data), then adds a ``call_function`` node for
+    it. Keep, for every tensor the program holds, the node that made it (``self.node_of``).
+    """
+
+    def __init__(self, graph: torch.fx.Graph) -> None:
+        super().__init__()
+        self.graph = graph
+        self.node_of: dict[int, torch.fx.Node] = {}
+        self.alive: list[torch.Tensor] = []  # keeps each tensor (and so its id) alive
+
+    def bind(self, value: Any, node: torch.fx.Node) -> None:
+        """Remember ``node`` as the maker of ``value`` (a tuple's items get ``getitem`` nodes,
+        as ``make_fx`` writes them)."""
+        ### BEGIN SOLUTION
+        if isinstance(value, torch.Tensor):
+            self.node_of[id(value)] = node
+            self.alive.append(value)
+            node.meta["val"] = value
+        elif isinstance(value, (tuple, list)):
+            for i, item in enumerate(value):
+                if isinstance(item, torch.Tensor):
+                    self.bind(item, self.graph.call_function(operator.getitem, (node, i)))
+        ### END SOLUTION
+
+    def node(self, value: Any) -> Any:
+        """The graph argument standing for ``value``: its node for a tensor the graph made or
+        was given, ``value`` itself for anything else (ints, dtypes, lists of them)."""
+        ### BEGIN SOLUTION
+        if isinstance(value, torch.Tensor):
+            if id(value) not in self.node_of:
+                raise NotImplementedError(
+                    "a tensor the traced function did not receive or make (a constant or a "
+                    "global): make_fx stores it as a constant attribute (_tensor_constant0)"
+                )
+            return self.node_of[id(value)]
+        if isinstance(value, (list, tuple)):
+            return type(value)(self.node(v) for v in value)
+        return value
+        ### END SOLUTION
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        ### BEGIN SOLUTION
+        kwargs = kwargs or {}
+        out = func(*args, **kwargs)  # FakeTensorMode, one mode down, computes the metadata
+        if func.namespace == "prim":  # prim.device and friends read metadata: not recorded
+            return out
+        node = self.graph.call_function(func, self.node(tuple(args)), self.node(kwargs))
+        self.bind(out, node)
+        return out
+        ### END SOLUTION
+
+
+def aten_trace(fn: Callable, *args: torch.Tensor) -> torch.fx.GraphModule:
+    """Task 6.6: ``make_fx(fn, tracing_mode="fake")(*args)``: ``fn``'s ATen graph.
+
+    Make a ``FakeTensorMode``; turn each example input into a fake tensor
+    (``mode.from_tensor``) and a placeholder; run ``fn`` on the fakes with the fake mode and
+    your ``AtenTracer`` both on (the tracer innermost, so it sees each call first); then
+    write the output node from what ``fn`` returned. Nothing runs on real data, so a
+    branch on a value (``if x.sum() > 0``) cannot be traced: the fake mode raises, as it
+    does in ``make_fx`` (Dynamo would have broken the graph there).
+    """
+    ### BEGIN SOLUTION
+    graph = torch.fx.Graph()
+    tracer = AtenTracer(graph)
+    fake_mode = FakeTensorMode()
+    fakes = [fake_mode.from_tensor(a) for a in args]
+    for i, fake in enumerate(fakes):
+        tracer.bind(fake, graph.placeholder(f"arg{i}_1"))
+    with fake_mode, tracer:
+        out = fn(*fakes)
+    graph.output(tracer.node(out))
+    return torch.fx.GraphModule(torch.nn.Module(), graph)
+    ### END SOLUTION
+
+
+# ---- Task 6.7: functionalization -------------------------------------------------------------
+
+
+_VIEWS = {
+    ATEN.view.default,
+    ATEN._unsafe_view.default,
+    ATEN.t.default,
+    ATEN.transpose.int,
+    ATEN.permute.default,
+    ATEN.unsqueeze.default,
+    ATEN.squeeze.dim,
+    ATEN.alias.default,
+    ATEN.detach.default,
+}
+
+
+def is_inplace(target: Any) -> bool:
+    """Whether an ATen overload writes into its first argument: ``add_``, ``mul_``,
+    ``copy_`` (its schema marks ``self`` as ``Tensor(a!)``)."""
+    schema = getattr(target, "_schema", None)
+    if schema is None or not schema.arguments:
+        return False
+    first = schema.arguments[0]
+    return first.alias_info is not None and first.alias_info.is_write and not first.kwarg_only
+
+
+def out_of_place(target: Any) -> Any:
+    """``aten.add_.Tensor`` -> ``aten.add.Tensor``: the functional twin of an in-place op
+    (``torch/_subclasses/functional_tensor.py`` dispatches each in-place op to it)."""
+    name = target._schema.name.split("::")[1]  # e.g. "add_"
+    return getattr(getattr(ATEN, name[:-1]), target._overloadname)
+
+
+def _inverse_view(graph: torch.fx.Graph, node: Any, view: torch.fx.Node, base_shape: Any) -> Any:
+    """The base's new value from a new value of ``view`` (one view step of it)."""
+    target, args = view.target, view.args
+    if target in (ATEN.view.default, ATEN._unsafe_view.default):
+        return graph.call_function(ATEN.view.default, (node, list(base_shape)))
+    if target in (ATEN.t.default, ATEN.transpose.int):
+        return graph.call_function(target, (node, *args[1:]))
+    if target is ATEN.permute.default:
+        dims = list(args[1])
+        inverse = [dims.index(d) for d in range(len(dims))]
+        return graph.call_function(ATEN.permute.default, (node, inverse))
+    if target is ATEN.unsqueeze.default:
+        return graph.call_function(ATEN.squeeze.dim, (node, args[1]))
+    if target is ATEN.squeeze.dim:
+        return graph.call_function(ATEN.unsqueeze.default, (node, args[1]))
+    return node  # alias, detach: the same elements
+
+
+def functionalize(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
+    """Task 6.7: the same program with no mutation, as AOTAutograd's forward graph.
+
+    Walk ``gm``'s ATen graph (from ``aten_trace``) into a new graph:
+
+    - an in-place op (``is_inplace``) becomes its out-of-place twin, and its result becomes
+      the *current value* of the tensor it wrote into;
+    - a view (``_VIEWS``) remembers its base and the view step: when a view is written
+      into, the base's new value is that step undone (``_inverse_view``); a view read after
+      its base changed is made again from the base's current value (views are *replayed*);
+    - every read uses the current value;
+    - an input that was written into (directly or through a view) is returned too: the new
+      values of mutated inputs come first, in input order, then the program's outputs, and
+      the caller copies them back (AOTAutograd's runtime wrapper does; see
+      ``torch/_functorch/_aot_autograd/functional_utils.py``).
+
+    PyTorch: ``torch/_subclasses/functional_tensor.py`` (``FunctionalTensorMode``) and
+    ``aten/src/ATen/FunctionalTensorWrapper.cpp`` (views replayed from the base's updates).
+    """
+    ### BEGIN SOLUTION
+    graph = torch.fx.Graph()
+    current: dict[torch.fx.Node, Any] = {}  # each base's current value, in the new graph
+    steps_of: dict[torch.fx.Node, tuple[torch.fx.Node, list[torch.fx.Node]]] = {}
+    made: dict[torch.fx.Node, tuple[Any, int]] = {}  # a view's new node, and when it was made
+    written: dict[torch.fx.Node, int] = {}  # when each base was last written
+    placeholders: list[torch.fx.Node] = []
+    now = 0.0  # the node being walked; a write counts as half a step later than its reads
+
+    def resolve(n: torch.fx.Node) -> torch.fx.Node:
+        while n.op == "call_function" and is_inplace(n.target):
+            n = n.args[0]  # add_ returns its self: the same tensor
+        return n
+
+    def read(a: Any) -> Any:
+        if isinstance(a, (list, tuple)):
+            return type(a)(read(x) for x in a)
+        if not isinstance(a, torch.fx.Node):
+            return a
+        n = resolve(a)
+        if n not in steps_of:
+            return current[n]
+        base, steps = steps_of[n]
+        value, when = made[n]
+        if when < written.get(base, -1):  # the base changed since: replay the view on it
+            value = current[base]
+            for step in steps:
+                value = graph.call_function(step.target, (value, *read(step.args[1:])))
+            made[n] = (value, now)
+        return made[n][0]
+
+    for clock, node in enumerate(gm.graph.nodes):
+        now = clock
+        if node.op == "placeholder":
+            current[node] = graph.placeholder(node.name)
+            current[node].meta = dict(node.meta)
+            placeholders.append(node)
+        elif node.op == "output":
+            outputs = read(node.args[0])
+            outputs = tuple(outputs) if isinstance(outputs, (list, tuple)) else (outputs,)
+            news = tuple(current[p] for p in placeholders if p in written)
+            graph.output(news + outputs)
+        elif node.target in _VIEWS:
+            source = resolve(node.args[0])
+            base, steps = steps_of.get(source, (source, []))
+            steps_of[node] = (base, [*steps, node])
+            made[node] = (
+                graph.call_function(node.target, read(node.args), read(node.kwargs)),
+                clock,
+            )
+        elif is_inplace(node.target):
+            target = resolve(node.args[0])
+            new = graph.call_function(out_of_place(node.target), read(node.args), read(node.kwargs))
+            base, steps = steps_of.get(target, (target, []))
+            for step in reversed(steps):  # undo each view step, the last first
+                new = _inverse_view(graph, new, step, step.args[0].meta["val"].shape)
+            current[base], written[base] = new, clock + 0.5
+        else:
+            current[node] = graph.call_function(node.target, read(node.args), read(node.kwargs))
+    return torch.fx.GraphModule(torch.nn.Module(), graph)
+    ### END SOLUTION
+
+
+# ---- Task 6.8: decompositions ----------------------------------------------------------------
+
+_SQRT1_2 = 0.70710678118654752440
+_2_SQRTPI = 1.12837916709551257390
+_SQRT2 = 1.41421356237309504880
+
+
+def _gelu(x: torch.Tensor, approximate: str = "none") -> torch.Tensor:
+    """gelu(x) = x * Phi(x). ``torch/_refs/nn/functional/__init__.py`` (``gelu``)."""
+    ### BEGIN SOLUTION
+    if approximate == "tanh":
+        beta, kappa = _SQRT2 * _2_SQRTPI * 0.5, 0.044715
+        cube = x * x * x
+        inner = beta * (x + kappa * cube)
+        return 0.5 * x * (1 + torch.tanh(inner))
+    return x * 0.5 * (1 + torch.erf(x * _SQRT1_2))
+    ### END SOLUTION
+
+
+def _gelu_backward(grad: torch.Tensor, x: torch.Tensor, approximate: str = "none") -> torch.Tensor:
+    """d gelu / dx times ``grad`` (``approximate="none"`` only: the tanh form is refused).
+    ``torch/_decomp/decompositions.py`` (``gelu_backward``)."""
+    ### BEGIN SOLUTION
+    if approximate != "none":
+        raise NotImplementedError("gelu_backward with approximate='tanh' is not in this table")
+    cdf = 0.5 * (1 + torch.erf(x * _SQRT1_2))
+    pdf = (_2_SQRTPI * _SQRT1_2 * 0.5) * torch.exp(x * x * -0.5)
+    return grad * (cdf + x * pdf)
+    ### END SOLUTION
+
+
+def _silu(x: torch.Tensor) -> torch.Tensor:
+    """silu(x) = x * sigmoid(x). ``torch/_decomp/decompositions.py`` (``silu``)."""
+    ### BEGIN SOLUTION
+    return x * torch.sigmoid(x)
+    ### END SOLUTION
+
+
+def _softmax(x: torch.Tensor, dim: int, half_to_float: bool) -> torch.Tensor:
+    """exp(x - max) / sum(exp(x - max)), the max subtracted so exp cannot overflow.
+    ``torch/_decomp/decompositions.py`` (``_softmax``)."""
+    ### BEGIN SOLUTION
+    if half_to_float:
+        raise NotImplementedError("_softmax with half_to_float is not in this table")
+    e = torch.exp(x - torch.amax(x, dim, keepdim=True))
+    return e / torch.sum(e, dim, keepdim=True)
+    ### END SOLUTION
+
+
+def _log_softmax(x: torch.Tensor, dim: int, half_to_float: bool) -> torch.Tensor:
+    """(x - max) - log(sum(exp(x - max))). ``torch/_decomp/decompositions.py``
+    (``_log_softmax``)."""
+    ### BEGIN SOLUTION
+    if half_to_float:
+        raise NotImplementedError("_log_softmax with half_to_float is not in this table")
+    shifted = x - torch.amax(x, dim, keepdim=True)
+    return shifted - torch.log(torch.sum(torch.exp(shifted), dim, keepdim=True))
+    ### END SOLUTION
+
+
+def _addmm(
+    bias: torch.Tensor, a: torch.Tensor, b: torch.Tensor, *, beta: Any = 1, alpha: Any = 1
+) -> torch.Tensor:
+    """alpha * (a @ b) + beta * bias, with ``mm`` first so the result is contiguous like
+    addmm's. ``torch/_decomp/decompositions.py`` (``addmm``)."""
+    ### BEGIN SOLUTION
+    out = alpha * torch.mm(a, b)
+    if beta == 0:
+        return out
+    return out + beta * bias
+    ### END SOLUTION
+
+
+def _t(x: torch.Tensor) -> torch.Tensor:
+    """``t`` is ``transpose(0, 1)`` (a 0-d or 1-d tensor is its own transpose).
+    ``torch/_refs/__init__.py`` (``t``)."""
+    ### BEGIN SOLUTION
+    return torch.transpose(x, 0, 1) if x.dim() == 2 else x
+    ### END SOLUTION
+
+
+def decompositions() -> dict[Any, Callable]:
+    """Task 6.8: a decomposition table, ``{aten overload: function}``, for ``make_fx``.
+
+    ``make_fx(fn, decomposition_table=table)`` calls ``table[op](*args, **kwargs)`` in place
+    of each op in the table, tracing what that function calls instead. A decomposition
+    writes a big op with smaller ones a compiler already knows (``gelu`` with ``erf``),
+    so a backend lowers a few hundred core ops rather than two thousand. PyTorch's own:
+    ``torch/_decomp/decompositions.py``, picked with ``torch._decomp.get_decompositions``;
+    Inductor's table is ``torch/_inductor/decomposition.py`` (``select_decomp_table``).
+
+    Yours must trace to the same ATen ops, in the same order, as torch's for the same op
+    (the cases compare them): ``gelu``, ``gelu_backward``, ``silu``, ``_softmax``,
+    ``_log_softmax``, ``addmm``, ``t``.
+    """
+    ### BEGIN SOLUTION
+    return {
+        ATEN.gelu.default: _gelu,
+        ATEN.gelu_backward.default: _gelu_backward,
+        ATEN.silu.default: _silu,
+        ATEN._softmax.default: _softmax,
+        ATEN._log_softmax.default: _log_softmax,
+        ATEN.addmm.default: _addmm,
+        ATEN.t.default: _t,
+    }
+    ### END SOLUTION
+
+
+# ---- Task 6.9: the joint graph and its partition ---------------------------------------------
+
+
+def _tag(node: torch.fx.Node) -> str | None:
+    return node.meta.get("partitioner_tag")
+
+
+def partition(
+    joint: torch.fx.GraphModule, joint_inputs: Any, *, num_fwd_outputs: int, **_: Any
+) -> tuple[torch.fx.GraphModule, torch.fx.GraphModule]:
+    """Task 6.9: cut AOTAutograd's joint graph into a forward and a backward graph, as
+    ``default_partition`` does (``torch/_functorch/partitioners.py``).
+
+    The joint graph takes ``primals_*`` (the inputs) and ``tangents_*`` (the gradients of the
+    outputs) and returns the forward's ``num_fwd_outputs`` outputs, then a gradient (or
+    ``None``) for each primal. AOTAutograd tags every node it traced while running the
+    forward with ``node.meta["partitioner_tag"] == "is_forward"``.
+
+    - The forward nodes: in graph order, every node that is not a tangent, up to the last
+      node tagged ``is_forward`` (the placement the program had, not just what the outputs
+      need).
+    - The saved values: forward nodes (placeholders and calls) that a backward node reads,
+      in graph order; a node whose every user is a ``getitem`` is not saved itself (its
+      items are).
+    - The forward graph: primals in, its outputs then the saved values out.
+    - The backward graph: the saved values then the tangents in (a saved value the backward
+      does not read is left out of both), the gradients out.
+    Copy only the nodes each graph needs (``_extract_graph_with_inputs_outputs``).
+    """
+    ### BEGIN SOLUTION
+    nodes = list(joint.graph.nodes)
+    last = max(i for i, n in enumerate(nodes) if _tag(n) == "is_forward")
+    forward = [n for n in nodes[: last + 1] if n.op != "output" and not _is_tangent(n)]
+    names = {n.name for n in forward}
+    outputs = list(joint.graph.output_node().args[0])
+    fwd_outputs, bwd_outputs = outputs[:num_fwd_outputs], outputs[num_fwd_outputs:]
+    saved = [
+        n
+        for n in forward
+        if any(u.name not in names for u in n.users)
+        and not all(u.target is operator.getitem for u in n.users)
+    ]
+    tangents = [n for n in nodes if _is_tangent(n)]
+    bw = _extract(joint.graph, saved + tangents, bwd_outputs)
+    used = {n.name for n in bw.graph.nodes if n.op == "placeholder" and n.users}
+    saved = [n for n in saved if n.name in used]
+    primals = [n for n in nodes if n.op == "placeholder" and not _is_tangent(n)]
+    fw = _extract(joint.graph, primals, fwd_outputs + saved)
+    return fw, _extract(joint.graph, saved + tangents, bwd_outputs)
+    ### END SOLUTION
+
+
+def _is_tangent(node: torch.fx.Node) -> bool:
+    return node.op == "placeholder" and node.name.startswith("tangents")
+
+
+def _extract(
+    source: torch.fx.Graph, inputs: list[torch.fx.Node], outputs: list[Any]
+) -> torch.fx.GraphModule:
+    """A new graph with ``inputs`` as its placeholders, ``outputs`` as its outputs, and a copy
+    of every node between them that an output needs (given)."""
+    graph = torch.fx.Graph()
+    env: dict[torch.fx.Node, torch.fx.Node] = {}
+    for n in inputs:
+        env[n] = graph.placeholder(n.name)
+        env[n].meta = dict(n.meta)
+    needed: set[torch.fx.Node] = set()
+    stack = [o for o in outputs if isinstance(o, torch.fx.Node)]
+    while stack:
+        n = stack.pop()
+        if n in needed or n in env:
+            continue
+        if n.op == "placeholder":
+            raise ValueError(f"{n.name} is needed but is not an input of this graph")
+        needed.add(n)
+        stack.extend(n.all_input_nodes)
+    for n in source.nodes:
+        if n in needed:
+            env[n] = graph.node_copy(n, lambda a: env[a])
+    graph.output(tuple(env[o] if isinstance(o, torch.fx.Node) else o for o in outputs))
+    return torch.fx.GraphModule(torch.nn.Module(), graph)
+
+
+# ---- Task 6.10: a loop-level IR and fusion ---------------------------------------------------
+#
+# Inductor (``torch/_inductor/ir.py``) lowers each ATen node to a *buffer described by a
+# function*: ``Pointwise(ranges, inner_fn)`` where ``inner_fn(index)`` returns the value of
+# one element, written with calls on a *virtualized* handler ``ops`` (``ops.load``,
+# ``ops.add``, ``ops.exp``...; ``torch/_inductor/virtualized.py``). Nothing is computed when
+# lowering: a consumer's ``inner_fn`` simply calls its producer's, so a chain of pointwise
+# ops becomes one expression ("inlining": the fusion of pointwise chains). A buffer is
+# *realized* (given memory and a loop of its own) only where it must be: graph outputs,
+# reductions, the inputs and outputs of extern calls such as ``mm``. The handler decides what
+# the ops mean: the code generator (6.11) installs one that writes Python.
+#
+# Indices here are Python expressions (strings) over loop variables ``i0, i1, ...``; the
+# generated code evaluates them on whole ``torch.arange`` vectors at once, like one Triton
+# block covering the buffer.
+
+Index = list[str]
+
+
+class _Ops:
+    """The virtualized ``ops``: forwards every call to the handler installed now."""
+
+    handler: Any = None
+
+    def __getattr__(self, name: str) -> Callable:
+        return getattr(_Ops.handler, name)
+
+
+ops = _Ops()
+
+
+@dataclass
+class Buffer:
+    """A realized buffer: ``name`` in the generated code, its ``shape`` and ``dtype``."""
+
+    name: str
+    shape: tuple[int, ...]
+    dtype: torch.dtype = torch.float32
+
+
+@dataclass
+class Loop:
+    """One loop nest that computes a realized buffer: for each ``index`` over ``ranges``,
+    ``inner(index)`` is the element's value. A reduction loops over ``ranges`` followed by
+    ``reduction_ranges`` and combines the values over the latter with ``reduction_type``
+    (``"sum"``, ``"amax"``, ``"amin"``)."""
+
+    buffer: Buffer
+    ranges: tuple[int, ...]
+    inner: Callable[[Index], str]
+    reduction_ranges: tuple[int, ...] = ()
+    reduction_type: str | None = None
+    reads: set[str] = field(default_factory=set)  # the buffers it loads from
+
+
+@dataclass
+class Extern:
+    """A call to a library kernel (``extern_kernels.mm`` in Inductor): ``op`` on realized
+    buffers ``args``, writing ``buffer``."""
+
+    buffer: Buffer
+    op: str
+    args: list[Any]
+
+
+@dataclass
+class Kernel:
+    """A fused kernel: loop nests that run one after another in one function."""
+
+    name: str
+    loops: list[Loop]
+
+
+@dataclass
+class Lowered:
+    """What ``lower`` gives: the graph's inputs, its steps (kernels and extern calls) in the
+    order they run, and its outputs (buffer names, or input names)."""
+
+    inputs: list[Buffer]
+    steps: list[Kernel | Extern]
+    outputs: list[str]
+    strides: dict[str, tuple[tuple[int, ...], int]] = field(default_factory=dict)
+
+
+@dataclass
+class Value:
+    """What a graph node lowers to (Inductor's ``TensorBox``): its ``shape``, a ``loader``
+    giving one element's value at an index, the ``level`` it sits at (how many extern calls
+    come before it: loops at one level fuse into one kernel), and where it is stored when
+    it is: ``layout`` = (buffer or input name, sizes, strides, offset)."""
+
+    shape: tuple[int, ...]
+    loader: Callable[[Index], str]
+    level: int = 0
+    layout: tuple[str, tuple[int, ...], tuple[int, ...], int] | None = None
+    dtype: torch.dtype = torch.float32
+
+
+def _contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= size
+    return tuple(reversed(strides))
+
+
+def _offset(index: Index, strides: tuple[int, ...], offset: int = 0) -> str:
+    terms = [
+        i if s == 1 else f"{i}*{s}" for i, s in zip(index, strides, strict=True) if s and i != "0"
+    ]
+    if offset:
+        terms.append(str(offset))
+    return " + ".join(terms) or "0"
+
+
+def _stored(name: str, shape: tuple[int, ...], strides: tuple[int, ...], offset: int,
+            dtype: torch.dtype, level: int) -> Value:  # fmt: skip
+    """A value that sits in memory: each element is a load at its strided offset."""
+    return Value(
+        shape,
+        lambda index: ops.load(name, _offset(index, strides, offset)),
+        level,
+        (name, shape, strides, offset),
+        dtype,
+    )
+
+
+# ATen pointwise ops and the ``ops`` call each becomes.
+POINTWISE: dict[Any, str] = {
+    ATEN.add.Tensor: "add", ATEN.sub.Tensor: "sub", ATEN.mul.Tensor: "mul",
+    ATEN.div.Tensor: "truediv", ATEN.neg.default: "neg", ATEN.relu.default: "relu",
+    ATEN.exp.default: "exp", ATEN.log.default: "log", ATEN.sin.default: "sin",
+    ATEN.cos.default: "cos", ATEN.tanh.default: "tanh", ATEN.sigmoid.default: "sigmoid",
+    ATEN.erf.default: "erf", ATEN.sqrt.default: "sqrt", ATEN.rsqrt.default: "rsqrt",
+    ATEN.abs.default: "abs", ATEN.reciprocal.default: "reciprocal",
+    ATEN.maximum.default: "maximum", ATEN.minimum.default: "minimum",
+    ATEN.pow.Tensor_Scalar: "pow", ATEN.clone.default: "identity",
+    ATEN.threshold_backward.default: "threshold_backward",
+    ATEN.tanh_backward.default: "tanh_backward", ATEN.sigmoid_backward.default: "sigmoid_backward",
+}  # fmt: skip
+REDUCTIONS = {
+    ATEN.sum.dim_IntList: "sum", ATEN.sum.default: "sum", ATEN.amax.default: "amax",
+    ATEN.amin.default: "amin", ATEN.mean.dim: "mean", ATEN.mean.default: "mean",
+}  # fmt: skip
+EXTERNS = {ATEN.mm.default: "mm", ATEN.addmm.default: "addmm", ATEN.bmm.default: "bmm"}
+
+
+class Lowering:
+    """Task 6.10: lower an ATen graph to loops and extern calls, and fuse the loops.
+
+    ``run(gm)`` walks the graph once, turning each node into a ``Value``
+    (``GraphLowering.run_node`` in ``torch/_inductor/graph.py``):
+
+    - an input is a stored value with the example's sizes and strides;
+    - a pointwise op (``POINTWISE``) is a new loader that calls the loaders of its arguments
+      (broadcast to its shape) and combines them with ``ops``: nothing is stored;
+    - a view (``view``, ``permute``, ``transpose``, ``expand``, ``unsqueeze``, ``squeeze``,
+      ``detach``) is a loader that maps its index to its argument's index (``reindex``),
+      and keeps the argument's memory when it has some (new strides, same buffer);
+    - a reduction (``REDUCTIONS``) is realized: a loop that combines its argument's loader
+      over the reduced dims (``mean`` is a ``sum`` then a pointwise division);
+    - ``mm``, ``addmm`` and ``bmm`` are extern calls (``EXTERNS``): their arguments must be
+      in memory (``realize``), and their result is one level later than their latest
+      argument;
+    - each output is realized, unless it is already in memory.
+
+    Then the loops are fused: all loops of one level, in the order they were made, become
+    one kernel (Inductor's C++ backend puts every loop between two extern calls into one
+    function: ``cpp_fused_*``), and the steps are the kernels and extern calls ordered by
+    level.
+    """
+
+    def __init__(self) -> None:
+        self.loops: list[tuple[int, Loop]] = []
+        self.externs: list[tuple[int, Extern]] = []
+        self.count = 0
+
+    def new_buffer(self, shape: tuple[int, ...], dtype: torch.dtype) -> Buffer:
+        buffer = Buffer(f"buf{self.count}", tuple(shape), dtype)
+        self.count += 1
+        return buffer
+
+    def realize(self, value: Value) -> Value:
+        """``value`` in memory: itself if it is, else a new buffer and the loop filling it."""
+        ### BEGIN SOLUTION
+        if value.layout is not None:
+            return value
+        buffer = self.new_buffer(value.shape, value.dtype)
+        self.loops.append((value.level, Loop(buffer, value.shape, value.loader)))
+        return self.stored(buffer, value.level)
+        ### END SOLUTION
+
+    def stored(self, buffer: Buffer, level: int) -> Value:
+        return _stored(
+            buffer.name, buffer.shape, _contiguous_strides(buffer.shape), 0, buffer.dtype, level
+        )
+
+    def pointwise(self, target: Any, args: tuple, kwargs: dict, dtype: torch.dtype) -> Value:
+        ### BEGIN SOLUTION
+        if kwargs.get("alpha", 1) != 1:
+            raise NotImplementedError(f"{target} with alpha: write it as a mul first")
+        values = [a for a in args if isinstance(a, Value)]
+        shape = tuple(torch.broadcast_shapes(*[v.shape for v in values]))
+        name = POINTWISE[target]
+
+        def loader(index: Index) -> str:
+            operands = [
+                _broadcast(a, shape)(index) if isinstance(a, Value) else ops.constant(a)
+                for a in args
+            ]
+            return getattr(ops, name)(*operands)
+
+        level = max((v.level for v in values), default=0)
+        return Value(shape, loader, level, None, dtype)
+        ### END SOLUTION
+
+    def view(self, target: Any, x: Value, args: tuple) -> Value:
+        ### BEGIN SOLUTION
+        shape, reindex = _reindex(target, x.shape, args)
+        layout = _view_layout(target, x, shape, args)
+        return Value(shape, lambda index: x.loader(reindex(index)), x.level, layout, x.dtype)
+        ### END SOLUTION
+
+    def reduction(self, target: Any, x: Value, args: tuple, dtype: torch.dtype) -> Value:
+        ### BEGIN SOLUTION
+        dims = args[0] if args and args[0] is not None else list(range(len(x.shape)))
+        dims = sorted({d % max(len(x.shape), 1) for d in dims}) if x.shape else []
+        keepdim = bool(args[1]) if len(args) > 1 else False
+        kept = [d for d in range(len(x.shape)) if d not in dims]
+        ranges = tuple(x.shape[d] for d in kept)
+        rranges = tuple(x.shape[d] for d in dims)
+
+        def inner(index: Index) -> str:
+            full = [""] * len(x.shape)
+            for d, i in zip(kept + dims, index, strict=True):
+                full[d] = i
+            return x.loader(full)
+
+        kind = REDUCTIONS[target]
+        out_shape = (
+            tuple(1 if d in dims else s for d, s in enumerate(x.shape)) if keepdim else ranges
+        )
+        buffer = self.new_buffer(out_shape, dtype)
+        loop = Loop(buffer, ranges, inner, rranges, "sum" if kind == "mean" else kind)
+        self.loops.append((x.level, loop))
+        result = self.stored(buffer, x.level)
+        if kind == "mean":
+            n = 1
+            for s in rranges:
+                n *= s
+            return self.pointwise(ATEN.div.Tensor, (result, n), {}, dtype)
+        return result
+        ### END SOLUTION
+
+    def extern(self, target: Any, args: tuple, kwargs: dict, out: Any) -> Value:
+        ### BEGIN SOLUTION
+        if kwargs:
+            raise NotImplementedError(f"{target} with {sorted(kwargs)}: not lowered in this lab")
+        stored = [self.realize(a) for a in args]
+        level = max(a.level for a in stored) + 1
+        buffer = self.new_buffer(tuple(out.shape), out.dtype)
+        self.externs.append((level, Extern(buffer, EXTERNS[target], [a.layout for a in stored])))
+        return self.stored(buffer, level)
+        ### END SOLUTION
+
+    def run(self, gm: torch.fx.GraphModule) -> Lowered:
+        ### BEGIN SOLUTION
+        env: dict[torch.fx.Node, Any] = {}
+        inputs: list[Buffer] = []
+        outputs: list[Any] = []
+
+        def value(a: Any) -> Any:
+            return torch.fx.node.map_arg(a, lambda n: env[n])
+
+        for node in gm.graph.nodes:
+            val = node.meta.get("val")
+            if node.op == "placeholder":
+                inputs.append(Buffer(node.name, tuple(val.shape), val.dtype))
+                env[node] = _stored(node.name, tuple(val.shape), tuple(val.stride()),
+                                    val.storage_offset(), val.dtype, 0)  # fmt: skip
+            elif node.op == "output":
+                results = node.args[0]
+                for out in results if isinstance(results, (list, tuple)) else [results]:
+                    outputs.append(self.realize(env[out]).layout if out is not None else None)
+            elif node.target in POINTWISE:
+                env[node] = self.pointwise(node.target, value(node.args), node.kwargs, val.dtype)
+            elif node.target in _VIEW_LOWERINGS:
+                env[node] = self.view(node.target, env[node.args[0]], value(node.args[1:]))
+            elif node.target in REDUCTIONS:
+                x = env[node.args[0]]
+                env[node] = self.reduction(node.target, x, value(node.args[1:]), val.dtype)
+            elif node.target in EXTERNS:
+                env[node] = self.extern(node.target, value(node.args), node.kwargs, val)
+            else:
+                raise NotImplementedError(
+                    f"{node.target} has no lowering in this lab (Inductor's is in "
+                    "torch/_inductor/lowering.py, or it falls back to the ATen kernel)"
+                )
+        return Lowered(inputs, self.fuse(), outputs)
+        ### END SOLUTION
+
+    def fuse(self) -> list[Kernel | Extern]:
+        """The steps: each level's loops as one kernel, then the extern calls of the next
+        level, level by level."""
+        ### BEGIN SOLUTION
+        steps: list[Kernel | Extern] = []
+        levels = sorted({lv for lv, _ in self.loops} | {lv for lv, _ in self.externs})
+        for level in levels:
+            steps += [e for lv, e in self.externs if lv == level]
+            loops = [loop for lv, loop in self.loops if lv == level]
+            if loops:
+                steps.append(Kernel(f"kernel_{sum(isinstance(s, Kernel) for s in steps)}", loops))
+        return steps
+        ### END SOLUTION
+
+
+def lower(gm: torch.fx.GraphModule) -> Lowered:
+    """Task 6.10: ``gm`` (an ATen graph whose placeholders carry ``meta["val"]``) lowered."""
+    return Lowering().run(gm)
+
+
+def _broadcast(x: Value, shape: tuple[int, ...]) -> Callable[[Index], str]:
+    """``x``'s loader read at an index of the broadcast ``shape`` (dims lined up on the
+    right; a dim of size 1 reads element 0)."""
+    lead = len(shape) - len(x.shape)
+
+    def loader(index: Index) -> str:
+        mine = index[lead:]
+        return x.loader(["0" if s == 1 else i for i, s in zip(mine, x.shape, strict=True)])
+
+    return loader
+
+
+def _reindex(target: Any, shape: tuple[int, ...], args: tuple) -> tuple[tuple[int, ...], Callable]:
+    """A view's shape, and the map from its index to its argument's index."""
+    ### BEGIN SOLUTION
+    n = len(shape)
+    if target in (ATEN.view.default, ATEN._unsafe_view.default):
+        new = list(args[0])
+        numel = 1
+        for s in shape:
+            numel *= s
+        if -1 in new:
+            rest = 1
+            for s in new:
+                rest *= s if s != -1 else 1
+            new[new.index(-1)] = numel // max(rest, 1)
+        new_t, out_strides, in_strides = (
+            tuple(new),
+            _contiguous_strides(tuple(new)),
+            _contiguous_strides(shape),
+        )
+
+        def view(index: Index) -> Index:
+            flat = _offset(index, out_strides)
+            return [f"(({flat}) // {st} % {sz})" for st, sz in zip(in_strides, shape, strict=True)]
+
+        return new_t, view
+    if target in (ATEN.permute.default, ATEN.transpose.int, ATEN.t.default):
+        if target is ATEN.permute.default:
+            dims = [d % n for d in args[0]]
+        else:
+            a, b = (args[0] % n, args[1] % n) if target is ATEN.transpose.int else (0, 1)
+            dims = list(range(n))
+            if n >= 2:
+                dims[a], dims[b] = dims[b], dims[a]
+        new_shape = tuple(shape[d] for d in dims)
+
+        def permute(index: Index) -> Index:
+            out = [""] * n
+            for k, d in enumerate(dims):
+                out[d] = index[k]
+            return out
+
+        return new_shape, permute
+    if target is ATEN.expand.default:
+        sizes = [s if s != -1 else shape[i - (len(args[0]) - n)] for i, s in enumerate(args[0])]
+        lead = len(sizes) - n
+        return tuple(sizes), lambda index: [
+            "0" if shape[d] == 1 and sizes[d + lead] != 1 else index[d + lead] for d in range(n)
+        ]
+    if target is ATEN.unsqueeze.default:
+        d = args[0] % (n + 1)
+        return (*shape[:d], 1, *shape[d:]), lambda index: index[:d] + index[d + 1 :]
+    if target is ATEN.squeeze.dim:
+        d = args[0] % max(n, 1)
+        if not shape or shape[d] != 1:
+            return shape, lambda index: index
+        return (*shape[:d], *shape[d + 1 :]), lambda index: [*index[:d], "0", *index[d:]]
+    return shape, lambda index: index  # detach, alias: the same elements
+    ### END SOLUTION
+
+
+_VIEW_LOWERINGS = {
+    ATEN.view.default, ATEN._unsafe_view.default, ATEN.permute.default, ATEN.transpose.int,
+    ATEN.t.default, ATEN.expand.default, ATEN.unsqueeze.default, ATEN.squeeze.dim,
+    ATEN.detach.default, ATEN.alias.default,
+}  # fmt: skip
+
+
+def _view_layout(target: Any, x: Value, shape: tuple[int, ...], args: tuple) -> Any:
+    """The view's memory when ``x`` has memory and the view needs no copy (new sizes and
+    strides on the same buffer), else None (the view stays a loader)."""
+    if x.layout is None:
+        return None
+    name, sizes, strides, offset = x.layout
+    probe = torch.empty_strided(sizes, strides, device="meta")
+    if target in (ATEN.detach.default, ATEN.alias.default):
+        viewed = probe
+    elif target in (ATEN.view.default, ATEN._unsafe_view.default):
+        try:
+            viewed = probe.view(shape)
+        except RuntimeError:
+            return None
+    else:
+        viewed = getattr(torch.ops.aten, target._schema.name.split("::")[1])(probe, *args)
+    return (name, tuple(viewed.shape), tuple(viewed.stride()), offset)
+
+
+# ---- Task 6.11: code generation --------------------------------------------------------------
+
+_FORMATS = {
+    "add": "({0} + {1})", "sub": "({0} - {1})", "mul": "({0} * {1})", "truediv": "({0} / {1})",
+    "neg": "(-{0})", "relu": "torch.relu({0})", "exp": "torch.exp({0})",
+    "log": "torch.log({0})", "sin": "torch.sin({0})", "cos": "torch.cos({0})",
+    "tanh": "torch.tanh({0})", "sigmoid": "torch.sigmoid({0})", "erf": "torch.erf({0})",
+    "sqrt": "torch.sqrt({0})", "rsqrt": "torch.rsqrt({0})", "abs": "torch.abs({0})",
+    "reciprocal": "torch.reciprocal({0})", "maximum": "torch.maximum({0}, {1})",
+    "minimum": "torch.minimum({0}, {1})", "pow": "torch.pow({0}, {1})", "identity": "{0}",
+    "threshold_backward": "torch.where({1} <= {2}, 0.0, {0})",
+    "tanh_backward": "({0} * (1 - {1} * {1}))",
+    "sigmoid_backward": "({0} * ((1 - {1}) * {1}))",
+}  # fmt: skip
+
+
+class PythonOps:
+    """Task 6.11: the ``ops`` handler of the code generator. Each call writes one line
+    ``tmpN = <expression>`` into ``self.lines`` and returns ``tmpN``; the same expression
+    asked twice gets the same name (common subexpressions computed once, as Inductor's
+    ``CSE`` in ``torch/_inductor/codegen/common.py``)."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.names: dict[str, str] = {}
+        self.loaded: list[str] = []  # the buffers and inputs read, in order
+
+    def emit(self, expression: str) -> str:
+        ### BEGIN SOLUTION
+        if expression not in self.names:
+            self.names[expression] = f"tmp{len(self.names)}"
+            self.lines.append(f"{self.names[expression]} = {expression}")
+        return self.names[expression]
+        ### END SOLUTION
+
+    def load(self, name: str, index: str) -> str:
+        self.loaded.append(name)
+        return self.emit(f"{name}_flat[{index}]")
+
+    def constant(self, value: Any) -> str:
+        return repr(value)
+
+    def __getattr__(self, name: str) -> Callable[..., str]:
+        if name not in _FORMATS:
+            raise AttributeError(name)
+        return lambda *args: self.emit(_FORMATS[name].format(*args))
+
+
+def _loop_source(loop: Loop) -> tuple[list[str], list[str]]:
+    """One loop nest as vectorized Python: a ``torch.arange`` per loop variable, shaped to
+    broadcast (``i0`` down the first dim, ``i1`` along the second...), the body's lines, then
+    the store (for a reduction, the combine over the reduction dims first). Also gives the
+    names it reads and writes."""
+    ### BEGIN SOLUTION
+    dims = loop.ranges + loop.reduction_ranges
+    lines = [f"# {loop.buffer.name}: {loop.reduction_type or 'pointwise'} over {list(dims)}"]
+    index = []
+    for d, size in enumerate(dims):
+        shape = [1] * len(dims)
+        shape[d] = -1
+        lines.append(f"i{d} = torch.arange({size}).view({tuple(shape)})")
+        index.append(f"i{d}")
+    handler = PythonOps()
+    _Ops.handler, before = handler, _Ops.handler
+    try:
+        result = loop.inner(index)
+    finally:
+        _Ops.handler = before
+    lines += handler.lines
+    value = f"torch.broadcast_to(torch.as_tensor({result}), {tuple(dims)})"
+    if loop.reduction_type:
+        reduced = tuple(range(len(loop.ranges), len(dims)))
+        value = f"torch.{loop.reduction_type}({value}, dim={reduced})"
+    lines.append(f"{loop.buffer.name}.copy_({value}.reshape({loop.buffer.shape}))")
+    return lines, [*handler.loaded, loop.buffer.name]
+    ### END SOLUTION
+
+
+def codegen(lowered: Lowered) -> str:
+    """Task 6.11: Python source for a lowered graph, as Inductor's wrapper module
+    (``torch/_inductor/codegen/wrapper.py``, ``PythonWrapperCodegen``):
+
+    - one function per kernel, ``def kernel_0(<the buffers it reads and writes>)``, whose
+      loops write their buffers with no buffer in between (a pointwise chain lives in
+      temporaries ``tmpN``);
+    - ``call(args)``: unpack the inputs, allocate each buffer (``torch.empty``) just before
+      the step that writes it, run the steps in order (an extern call writes into its
+      buffer with ``out=``), return the outputs.
+
+    Loads read a flat view of each buffer (``<name>_flat``), at the offsets the loop IR
+    computed from sizes and strides.
+    """
+    ### BEGIN SOLUTION
+    lines = ["import torch", ""]
+    calls: dict[str, str] = {}
+    for step in lowered.steps:
+        if not isinstance(step, Kernel):
+            continue
+        body: list[str] = []
+        names: list[str] = []
+        for loop in step.loops:
+            loop_lines, used = _loop_source(loop)
+            body += loop_lines
+            names += used
+        names = list(dict.fromkeys(names))
+        lines.append(f"def {step.name}({', '.join(names)}):")
+        lines += [f"    {_flat(n)}" for n in names]
+        lines += [f"    {line}" for line in body]
+        lines.append("")
+        calls[step.name] = f"{step.name}({', '.join(names)})"
+    lines.append("def call(args):")
+    inputs = [b.name for b in lowered.inputs]
+    lines.append(f"    {', '.join(inputs)}{',' if inputs else ''} = args")
+    for step in lowered.steps:
+        writes = [loop.buffer for loop in step.loops] if isinstance(step, Kernel) else [step.buffer]
+        for b in writes:
+            lines.append(f"    {b.name} = torch.empty({b.shape}, dtype={b.dtype})")
+        if isinstance(step, Kernel):
+            lines.append(f"    {calls[step.name]}")
+        else:
+            args = ", ".join(_strided(a) for a in step.args)
+            lines.append(f"    torch.{step.op}({args}, out={step.buffer.name})")
+    outs = [_strided(o) if o is not None else "None" for o in lowered.outputs]
+    lines.append(f"    return ({''.join(o + ', ' for o in outs)})")
+    return "\n".join(lines) + "\n"
+    ### END SOLUTION
+
+
+def _flat(name: str) -> str:
+    """A line making ``<name>_flat``: every element of ``name``'s storage in one dim, so a
+    load is one index (the offset from sizes and strides), as a pointer in C."""
+    size = f"{name}.untyped_storage().nbytes() // {name}.element_size()"
+    return f"{name}_flat = {name}.as_strided(({size},), (1,), 0)"
+
+
+def _strided(layout: tuple[str, tuple[int, ...], tuple[int, ...], int]) -> str:
+    name, sizes, strides, offset = layout
+    if name.startswith("buf") and not offset and strides == _contiguous_strides(sizes):
+        return name  # a whole buffer as it was allocated
+    return f"torch.as_strided({name}, {sizes}, {strides}, {offset})"
+
+
+def compile_graph(gm: torch.fx.GraphModule, example_inputs: Any = None) -> Callable:
+    """Tasks 6.10 and 6.11 together, as a compiler for AOTAutograd: lower ``gm``, generate
+    its code, run the code (``exec``) and return its ``call``, taking a list of arguments
+    (a *boxed* call: ``_boxed_call = True``, as ``make_boxed_func`` marks it)."""
+    ### BEGIN SOLUTION
+    source = codegen(lower(gm))
+    namespace: dict[str, Any] = {}
+    exec(compile(source, "<labdev kernels>", "exec"), namespace)  # noqa: S102
+    call = namespace["call"]
+
+    def run(args: list[Any]) -> Any:
+        return call(list(args))
+
+    run._boxed_call = True  # type: ignore[attr-defined]
+    run.source = source  # type: ignore[attr-defined]
+    return run
+    ### END SOLUTION
+
+
+# ---- Task 6.12: backend="labdev" -------------------------------------------------------------
+
+
+def labdev_backend(gm: torch.fx.GraphModule, example_inputs: list[Any]) -> Callable:
+    """Task 6.12: a ``torch.compile`` backend made of everything above, as Inductor's
+    ``compile_fx`` is made (``torch/_inductor/compile_fx.py``): AOTAutograd
+    (``torch._dynamo.backends.common.aot_autograd``) traces Dynamo's graph to ATen with your
+    decomposition table (6.8), functionalizes it, builds the joint graph and calls your
+    ``partition`` (6.9); each of the forward and backward graphs then goes through your
+    ``compile_graph`` (6.10, 6.11)."""
+    ### BEGIN SOLUTION
+    from torch._dynamo.backends.common import aot_autograd
+
+    backend = aot_autograd(
+        fw_compiler=compile_graph,
+        bw_compiler=compile_graph,
+        decompositions=decompositions(),
+        partition_fn=partition,
+    )
+    return backend(gm, example_inputs)
+    ### END SOLUTION
+
+
+def register_labdev() -> None:
+    """Task 6.12: make ``torch.compile(model, backend="labdev")`` find ``labdev_backend``
+    (``torch._dynamo.register_backend``; ``torch._dynamo.list_backends()`` lists it). A
+    second call changes nothing."""
+    ### BEGIN SOLUTION
+    from torch._dynamo.backends.registry import _COMPILER_FNS, register_backend
+
+    if "labdev" not in _COMPILER_FNS:
+        register_backend(labdev_backend, name="labdev")
+    ### END SOLUTION

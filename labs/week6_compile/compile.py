@@ -47,6 +47,8 @@ from typing import Any
 
 import torch
 import torch.fx
+from torch._subclasses.fake_tensor import FakeTensorMode
+from torch.utils._python_dispatch import TorchDispatchMode
 
 # ---- given ----------------------------------------------------------------------------------
 
@@ -680,3 +682,636 @@ def _find(tensor: torch.Tensor, f_locals: dict[str, Any]) -> Callable[[dict[str,
                 if item is tensor:
                     return lambda f, name=name, i=i: f[name][i]
     raise NotImplementedError("a graph input that is not an argument: LabCompiler needs one graph")
+
+
+# =============================================================================================
+# Part 2: AOTAutograd and a small Inductor, from ATen graphs to fused kernels
+# =============================================================================================
+#
+# Dynamo's graphs (part 1) hold torch-level calls. A real backend lowers them further:
+# AOTAutograd (``torch/_functorch/aot_autograd.py``) traces each graph down to ATen ops with
+# fake tensors, removes mutation (functionalization), decomposes big ops into small ones,
+# traces the backward into the same "joint" graph and cuts it into a forward and a backward
+# graph; Inductor (``torch/_inductor``) then lowers each ATen graph to loops, fuses them into
+# kernels and writes code. Tasks 6.6 to 6.12 build each step and compare it with torch's.
+
+ATEN = torch.ops.aten
+
+
+# ---- Task 6.6: ATen tracing under FakeTensorMode ---------------------------------------------
+
+
+class AtenTracer(TorchDispatchMode):
+    """Task 6.6: a ``TorchDispatchMode`` that writes every ATen call it sees into ``graph``.
+
+    A dispatch mode sees each call *after* autograd and the composite ops have run, at the
+    level of ``torch.ops.aten.*`` overloads: that is why ``make_fx``
+    (``torch/fx/experimental/proxy_tensor.py``, ``ProxyTorchDispatchMode``) is built on one.
+    ``__torch_dispatch__(func, types, args, kwargs)`` runs ``func`` (the mode is off inside,
+    so the call goes on to the next mode down, ``FakeTensorMode``, which computes the
+    result's shape, dtype and strides without data), then adds a ``call_function`` node for
+    it. Keep, for every tensor the program holds, the node that made it (``self.node_of``).
+    """
+
+    def __init__(self, graph: torch.fx.Graph) -> None:
+        super().__init__()
+        self.graph = graph
+        self.node_of: dict[int, torch.fx.Node] = {}
+        self.alive: list[torch.Tensor] = []  # keeps each tensor (and so its id) alive
+
+    def bind(self, value: Any, node: torch.fx.Node) -> None:
+        """Remember ``node`` as the maker of ``value`` (a tuple's items get ``getitem`` nodes,
+        as ``make_fx`` writes them)."""
+        raise NotImplementedError("AtenTracer.bind (Task 6.6)")
+
+    def node(self, value: Any) -> Any:
+        """The graph argument standing for ``value``: its node for a tensor the graph made or
+        was given, ``value`` itself for anything else (ints, dtypes, lists of them)."""
+        raise NotImplementedError("AtenTracer.node (Task 6.6)")
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        raise NotImplementedError("AtenTracer.__torch_dispatch__ (Task 6.6)")
+
+
+def aten_trace(fn: Callable, *args: torch.Tensor) -> torch.fx.GraphModule:
+    """Task 6.6: ``make_fx(fn, tracing_mode="fake")(*args)``: ``fn``'s ATen graph.
+
+    Make a ``FakeTensorMode``; turn each example input into a fake tensor
+    (``mode.from_tensor``) and a placeholder; run ``fn`` on the fakes with the fake mode and
+    your ``AtenTracer`` both on (the tracer innermost, so it sees each call first); then
+    write the output node from what ``fn`` returned. Nothing runs on real data, so a
+    branch on a value (``if x.sum() > 0``) cannot be traced: the fake mode raises, as it
+    does in ``make_fx`` (Dynamo would have broken the graph there).
+    """
+    raise NotImplementedError("aten_trace (Task 6.6)")
+
+
+# ---- Task 6.7: functionalization -------------------------------------------------------------
+
+
+_VIEWS = {
+    ATEN.view.default,
+    ATEN._unsafe_view.default,
+    ATEN.t.default,
+    ATEN.transpose.int,
+    ATEN.permute.default,
+    ATEN.unsqueeze.default,
+    ATEN.squeeze.dim,
+    ATEN.alias.default,
+    ATEN.detach.default,
+}
+
+
+def is_inplace(target: Any) -> bool:
+    """Whether an ATen overload writes into its first argument: ``add_``, ``mul_``,
+    ``copy_`` (its schema marks ``self`` as ``Tensor(a!)``)."""
+    schema = getattr(target, "_schema", None)
+    if schema is None or not schema.arguments:
+        return False
+    first = schema.arguments[0]
+    return first.alias_info is not None and first.alias_info.is_write and not first.kwarg_only
+
+
+def out_of_place(target: Any) -> Any:
+    """``aten.add_.Tensor`` -> ``aten.add.Tensor``: the functional twin of an in-place op
+    (``torch/_subclasses/functional_tensor.py`` dispatches each in-place op to it)."""
+    name = target._schema.name.split("::")[1]  # e.g. "add_"
+    return getattr(getattr(ATEN, name[:-1]), target._overloadname)
+
+
+def _inverse_view(graph: torch.fx.Graph, node: Any, view: torch.fx.Node, base_shape: Any) -> Any:
+    """The base's new value from a new value of ``view`` (one view step of it)."""
+    target, args = view.target, view.args
+    if target in (ATEN.view.default, ATEN._unsafe_view.default):
+        return graph.call_function(ATEN.view.default, (node, list(base_shape)))
+    if target in (ATEN.t.default, ATEN.transpose.int):
+        return graph.call_function(target, (node, *args[1:]))
+    if target is ATEN.permute.default:
+        dims = list(args[1])
+        inverse = [dims.index(d) for d in range(len(dims))]
+        return graph.call_function(ATEN.permute.default, (node, inverse))
+    if target is ATEN.unsqueeze.default:
+        return graph.call_function(ATEN.squeeze.dim, (node, args[1]))
+    if target is ATEN.squeeze.dim:
+        return graph.call_function(ATEN.unsqueeze.default, (node, args[1]))
+    return node  # alias, detach: the same elements
+
+
+def functionalize(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
+    """Task 6.7: the same program with no mutation, as AOTAutograd's forward graph.
+
+    Walk ``gm``'s ATen graph (from ``aten_trace``) into a new graph:
+
+    - an in-place op (``is_inplace``) becomes its out-of-place twin, and its result becomes
+      the *current value* of the tensor it wrote into;
+    - a view (``_VIEWS``) remembers its base and the view step: when a view is written
+      into, the base's new value is that step undone (``_inverse_view``); a view read after
+      its base changed is made again from the base's current value (views are *replayed*);
+    - every read uses the current value;
+    - an input that was written into (directly or through a view) is returned too: the new
+      values of mutated inputs come first, in input order, then the program's outputs, and
+      the caller copies them back (AOTAutograd's runtime wrapper does; see
+      ``torch/_functorch/_aot_autograd/functional_utils.py``).
+
+    PyTorch: ``torch/_subclasses/functional_tensor.py`` (``FunctionalTensorMode``) and
+    ``aten/src/ATen/FunctionalTensorWrapper.cpp`` (views replayed from the base's updates).
+    """
+    raise NotImplementedError("functionalize (Task 6.7)")
+
+
+# ---- Task 6.8: decompositions ----------------------------------------------------------------
+
+_SQRT1_2 = 0.70710678118654752440
+_2_SQRTPI = 1.12837916709551257390
+_SQRT2 = 1.41421356237309504880
+
+
+def _gelu(x: torch.Tensor, approximate: str = "none") -> torch.Tensor:
+    """gelu(x) = x * Phi(x). ``torch/_refs/nn/functional/__init__.py`` (``gelu``)."""
+    raise NotImplementedError("_gelu")
+
+
+def _gelu_backward(grad: torch.Tensor, x: torch.Tensor, approximate: str = "none") -> torch.Tensor:
+    """d gelu / dx times ``grad`` (``approximate="none"`` only: the tanh form is refused).
+    ``torch/_decomp/decompositions.py`` (``gelu_backward``)."""
+    raise NotImplementedError("_gelu_backward")
+
+
+def _silu(x: torch.Tensor) -> torch.Tensor:
+    """silu(x) = x * sigmoid(x). ``torch/_decomp/decompositions.py`` (``silu``)."""
+    raise NotImplementedError("_silu")
+
+
+def _softmax(x: torch.Tensor, dim: int, half_to_float: bool) -> torch.Tensor:
+    """exp(x - max) / sum(exp(x - max)), the max subtracted so exp cannot overflow.
+    ``torch/_decomp/decompositions.py`` (``_softmax``)."""
+    raise NotImplementedError("_softmax")
+
+
+def _log_softmax(x: torch.Tensor, dim: int, half_to_float: bool) -> torch.Tensor:
+    """(x - max) - log(sum(exp(x - max))). ``torch/_decomp/decompositions.py``
+    (``_log_softmax``)."""
+    raise NotImplementedError("_log_softmax")
+
+
+def _addmm(
+    bias: torch.Tensor, a: torch.Tensor, b: torch.Tensor, *, beta: Any = 1, alpha: Any = 1
+) -> torch.Tensor:
+    """alpha * (a @ b) + beta * bias, with ``mm`` first so the result is contiguous like
+    addmm's. ``torch/_decomp/decompositions.py`` (``addmm``)."""
+    raise NotImplementedError("_addmm")
+
+
+def _t(x: torch.Tensor) -> torch.Tensor:
+    """``t`` is ``transpose(0, 1)`` (a 0-d or 1-d tensor is its own transpose).
+    ``torch/_refs/__init__.py`` (``t``)."""
+    raise NotImplementedError("_t")
+
+
+def decompositions() -> dict[Any, Callable]:
+    """Task 6.8: a decomposition table, ``{aten overload: function}``, for ``make_fx``.
+
+    ``make_fx(fn, decomposition_table=table)`` calls ``table[op](*args, **kwargs)`` in place
+    of each op in the table, tracing what that function calls instead. A decomposition
+    writes a big op with smaller ones a compiler already knows (``gelu`` with ``erf``),
+    so a backend lowers a few hundred core ops rather than two thousand. PyTorch's own:
+    ``torch/_decomp/decompositions.py``, picked with ``torch._decomp.get_decompositions``;
+    Inductor's table is ``torch/_inductor/decomposition.py`` (``select_decomp_table``).
+
+    Yours must trace to the same ATen ops, in the same order, as torch's for the same op
+    (the cases compare them): ``gelu``, ``gelu_backward``, ``silu``, ``_softmax``,
+    ``_log_softmax``, ``addmm``, ``t``.
+    """
+    raise NotImplementedError("decompositions (Task 6.8)")
+
+
+# ---- Task 6.9: the joint graph and its partition ---------------------------------------------
+
+
+def _tag(node: torch.fx.Node) -> str | None:
+    return node.meta.get("partitioner_tag")
+
+
+def partition(
+    joint: torch.fx.GraphModule, joint_inputs: Any, *, num_fwd_outputs: int, **_: Any
+) -> tuple[torch.fx.GraphModule, torch.fx.GraphModule]:
+    """Task 6.9: cut AOTAutograd's joint graph into a forward and a backward graph, as
+    ``default_partition`` does (``torch/_functorch/partitioners.py``).
+
+    The joint graph takes ``primals_*`` (the inputs) and ``tangents_*`` (the gradients of the
+    outputs) and returns the forward's ``num_fwd_outputs`` outputs, then a gradient (or
+    ``None``) for each primal. AOTAutograd tags every node it traced while running the
+    forward with ``node.meta["partitioner_tag"] == "is_forward"``.
+
+    - The forward nodes: in graph order, every node that is not a tangent, up to the last
+      node tagged ``is_forward`` (the placement the program had, not just what the outputs
+      need).
+    - The saved values: forward nodes (placeholders and calls) that a backward node reads,
+      in graph order; a node whose every user is a ``getitem`` is not saved itself (its
+      items are).
+    - The forward graph: primals in, its outputs then the saved values out.
+    - The backward graph: the saved values then the tangents in (a saved value the backward
+      does not read is left out of both), the gradients out.
+    Copy only the nodes each graph needs (``_extract_graph_with_inputs_outputs``).
+    """
+    raise NotImplementedError("partition (Task 6.9)")
+
+
+def _is_tangent(node: torch.fx.Node) -> bool:
+    return node.op == "placeholder" and node.name.startswith("tangents")
+
+
+def _extract(
+    source: torch.fx.Graph, inputs: list[torch.fx.Node], outputs: list[Any]
+) -> torch.fx.GraphModule:
+    """A new graph with ``inputs`` as its placeholders, ``outputs`` as its outputs, and a copy
+    of every node between them that an output needs (given)."""
+    graph = torch.fx.Graph()
+    env: dict[torch.fx.Node, torch.fx.Node] = {}
+    for n in inputs:
+        env[n] = graph.placeholder(n.name)
+        env[n].meta = dict(n.meta)
+    needed: set[torch.fx.Node] = set()
+    stack = [o for o in outputs if isinstance(o, torch.fx.Node)]
+    while stack:
+        n = stack.pop()
+        if n in needed or n in env:
+            continue
+        if n.op == "placeholder":
+            raise ValueError(f"{n.name} is needed but is not an input of this graph")
+        needed.add(n)
+        stack.extend(n.all_input_nodes)
+    for n in source.nodes:
+        if n in needed:
+            env[n] = graph.node_copy(n, lambda a: env[a])
+    graph.output(tuple(env[o] if isinstance(o, torch.fx.Node) else o for o in outputs))
+    return torch.fx.GraphModule(torch.nn.Module(), graph)
+
+
+# ---- Task 6.10: a loop-level IR and fusion ---------------------------------------------------
+#
+# Inductor (``torch/_inductor/ir.py``) lowers each ATen node to a *buffer described by a
+# function*: ``Pointwise(ranges, inner_fn)`` where ``inner_fn(index)`` returns the value of
+# one element, written with calls on a *virtualized* handler ``ops`` (``ops.load``,
+# ``ops.add``, ``ops.exp``...; ``torch/_inductor/virtualized.py``). Nothing is computed when
+# lowering: a consumer's ``inner_fn`` simply calls its producer's, so a chain of pointwise
+# ops becomes one expression ("inlining": the fusion of pointwise chains). A buffer is
+# *realized* (given memory and a loop of its own) only where it must be: graph outputs,
+# reductions, the inputs and outputs of extern calls such as ``mm``. The handler decides what
+# the ops mean: the code generator (6.11) installs one that writes Python.
+#
+# Indices here are Python expressions (strings) over loop variables ``i0, i1, ...``; the
+# generated code evaluates them on whole ``torch.arange`` vectors at once, like one Triton
+# block covering the buffer.
+
+Index = list[str]
+
+
+class _Ops:
+    """The virtualized ``ops``: forwards every call to the handler installed now."""
+
+    handler: Any = None
+
+    def __getattr__(self, name: str) -> Callable:
+        return getattr(_Ops.handler, name)
+
+
+ops = _Ops()
+
+
+@dataclass
+class Buffer:
+    """A realized buffer: ``name`` in the generated code, its ``shape`` and ``dtype``."""
+
+    name: str
+    shape: tuple[int, ...]
+    dtype: torch.dtype = torch.float32
+
+
+@dataclass
+class Loop:
+    """One loop nest that computes a realized buffer: for each ``index`` over ``ranges``,
+    ``inner(index)`` is the element's value. A reduction loops over ``ranges`` followed by
+    ``reduction_ranges`` and combines the values over the latter with ``reduction_type``
+    (``"sum"``, ``"amax"``, ``"amin"``)."""
+
+    buffer: Buffer
+    ranges: tuple[int, ...]
+    inner: Callable[[Index], str]
+    reduction_ranges: tuple[int, ...] = ()
+    reduction_type: str | None = None
+    reads: set[str] = field(default_factory=set)  # the buffers it loads from
+
+
+@dataclass
+class Extern:
+    """A call to a library kernel (``extern_kernels.mm`` in Inductor): ``op`` on realized
+    buffers ``args``, writing ``buffer``."""
+
+    buffer: Buffer
+    op: str
+    args: list[Any]
+
+
+@dataclass
+class Kernel:
+    """A fused kernel: loop nests that run one after another in one function."""
+
+    name: str
+    loops: list[Loop]
+
+
+@dataclass
+class Lowered:
+    """What ``lower`` gives: the graph's inputs, its steps (kernels and extern calls) in the
+    order they run, and its outputs (buffer names, or input names)."""
+
+    inputs: list[Buffer]
+    steps: list[Kernel | Extern]
+    outputs: list[str]
+    strides: dict[str, tuple[tuple[int, ...], int]] = field(default_factory=dict)
+
+
+@dataclass
+class Value:
+    """What a graph node lowers to (Inductor's ``TensorBox``): its ``shape``, a ``loader``
+    giving one element's value at an index, the ``level`` it sits at (how many extern calls
+    come before it: loops at one level fuse into one kernel), and where it is stored when
+    it is: ``layout`` = (buffer or input name, sizes, strides, offset)."""
+
+    shape: tuple[int, ...]
+    loader: Callable[[Index], str]
+    level: int = 0
+    layout: tuple[str, tuple[int, ...], tuple[int, ...], int] | None = None
+    dtype: torch.dtype = torch.float32
+
+
+def _contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= size
+    return tuple(reversed(strides))
+
+
+def _offset(index: Index, strides: tuple[int, ...], offset: int = 0) -> str:
+    terms = [
+        i if s == 1 else f"{i}*{s}" for i, s in zip(index, strides, strict=True) if s and i != "0"
+    ]
+    if offset:
+        terms.append(str(offset))
+    return " + ".join(terms) or "0"
+
+
+def _stored(name: str, shape: tuple[int, ...], strides: tuple[int, ...], offset: int,
+            dtype: torch.dtype, level: int) -> Value:  # fmt: skip
+    """A value that sits in memory: each element is a load at its strided offset."""
+    return Value(
+        shape,
+        lambda index: ops.load(name, _offset(index, strides, offset)),
+        level,
+        (name, shape, strides, offset),
+        dtype,
+    )
+
+
+# ATen pointwise ops and the ``ops`` call each becomes.
+POINTWISE: dict[Any, str] = {
+    ATEN.add.Tensor: "add", ATEN.sub.Tensor: "sub", ATEN.mul.Tensor: "mul",
+    ATEN.div.Tensor: "truediv", ATEN.neg.default: "neg", ATEN.relu.default: "relu",
+    ATEN.exp.default: "exp", ATEN.log.default: "log", ATEN.sin.default: "sin",
+    ATEN.cos.default: "cos", ATEN.tanh.default: "tanh", ATEN.sigmoid.default: "sigmoid",
+    ATEN.erf.default: "erf", ATEN.sqrt.default: "sqrt", ATEN.rsqrt.default: "rsqrt",
+    ATEN.abs.default: "abs", ATEN.reciprocal.default: "reciprocal",
+    ATEN.maximum.default: "maximum", ATEN.minimum.default: "minimum",
+    ATEN.pow.Tensor_Scalar: "pow", ATEN.clone.default: "identity",
+    ATEN.threshold_backward.default: "threshold_backward",
+    ATEN.tanh_backward.default: "tanh_backward", ATEN.sigmoid_backward.default: "sigmoid_backward",
+}  # fmt: skip
+REDUCTIONS = {
+    ATEN.sum.dim_IntList: "sum", ATEN.sum.default: "sum", ATEN.amax.default: "amax",
+    ATEN.amin.default: "amin", ATEN.mean.dim: "mean", ATEN.mean.default: "mean",
+}  # fmt: skip
+EXTERNS = {ATEN.mm.default: "mm", ATEN.addmm.default: "addmm", ATEN.bmm.default: "bmm"}
+
+
+class Lowering:
+    """Task 6.10: lower an ATen graph to loops and extern calls, and fuse the loops.
+
+    ``run(gm)`` walks the graph once, turning each node into a ``Value``
+    (``GraphLowering.run_node`` in ``torch/_inductor/graph.py``):
+
+    - an input is a stored value with the example's sizes and strides;
+    - a pointwise op (``POINTWISE``) is a new loader that calls the loaders of its arguments
+      (broadcast to its shape) and combines them with ``ops``: nothing is stored;
+    - a view (``view``, ``permute``, ``transpose``, ``expand``, ``unsqueeze``, ``squeeze``,
+      ``detach``) is a loader that maps its index to its argument's index (``reindex``),
+      and keeps the argument's memory when it has some (new strides, same buffer);
+    - a reduction (``REDUCTIONS``) is realized: a loop that combines its argument's loader
+      over the reduced dims (``mean`` is a ``sum`` then a pointwise division);
+    - ``mm``, ``addmm`` and ``bmm`` are extern calls (``EXTERNS``): their arguments must be
+      in memory (``realize``), and their result is one level later than their latest
+      argument;
+    - each output is realized, unless it is already in memory.
+
+    Then the loops are fused: all loops of one level, in the order they were made, become
+    one kernel (Inductor's C++ backend puts every loop between two extern calls into one
+    function: ``cpp_fused_*``), and the steps are the kernels and extern calls ordered by
+    level.
+    """
+
+    def __init__(self) -> None:
+        self.loops: list[tuple[int, Loop]] = []
+        self.externs: list[tuple[int, Extern]] = []
+        self.count = 0
+
+    def new_buffer(self, shape: tuple[int, ...], dtype: torch.dtype) -> Buffer:
+        buffer = Buffer(f"buf{self.count}", tuple(shape), dtype)
+        self.count += 1
+        return buffer
+
+    def realize(self, value: Value) -> Value:
+        """``value`` in memory: itself if it is, else a new buffer and the loop filling it."""
+        raise NotImplementedError("Lowering.realize (Task 6.10)")
+
+    def stored(self, buffer: Buffer, level: int) -> Value:
+        return _stored(
+            buffer.name, buffer.shape, _contiguous_strides(buffer.shape), 0, buffer.dtype, level
+        )
+
+    def pointwise(self, target: Any, args: tuple, kwargs: dict, dtype: torch.dtype) -> Value:
+        raise NotImplementedError("Lowering.pointwise (Task 6.10)")
+
+    def view(self, target: Any, x: Value, args: tuple) -> Value:
+        raise NotImplementedError("Lowering.view (Task 6.10)")
+
+    def reduction(self, target: Any, x: Value, args: tuple, dtype: torch.dtype) -> Value:
+        raise NotImplementedError("Lowering.reduction (Task 6.10)")
+
+    def extern(self, target: Any, args: tuple, kwargs: dict, out: Any) -> Value:
+        raise NotImplementedError("Lowering.extern (Task 6.10)")
+
+    def run(self, gm: torch.fx.GraphModule) -> Lowered:
+        raise NotImplementedError("Lowering.run (Task 6.10)")
+
+    def fuse(self) -> list[Kernel | Extern]:
+        """The steps: each level's loops as one kernel, then the extern calls of the next
+        level, level by level."""
+        raise NotImplementedError("Lowering.fuse (Task 6.10)")
+
+
+def lower(gm: torch.fx.GraphModule) -> Lowered:
+    """Task 6.10: ``gm`` (an ATen graph whose placeholders carry ``meta["val"]``) lowered."""
+    return Lowering().run(gm)
+
+
+def _broadcast(x: Value, shape: tuple[int, ...]) -> Callable[[Index], str]:
+    """``x``'s loader read at an index of the broadcast ``shape`` (dims lined up on the
+    right; a dim of size 1 reads element 0)."""
+    lead = len(shape) - len(x.shape)
+
+    def loader(index: Index) -> str:
+        mine = index[lead:]
+        return x.loader(["0" if s == 1 else i for i, s in zip(mine, x.shape, strict=True)])
+
+    return loader
+
+
+def _reindex(target: Any, shape: tuple[int, ...], args: tuple) -> tuple[tuple[int, ...], Callable]:
+    """A view's shape, and the map from its index to its argument's index."""
+    raise NotImplementedError("_reindex")
+
+
+_VIEW_LOWERINGS = {
+    ATEN.view.default, ATEN._unsafe_view.default, ATEN.permute.default, ATEN.transpose.int,
+    ATEN.t.default, ATEN.expand.default, ATEN.unsqueeze.default, ATEN.squeeze.dim,
+    ATEN.detach.default, ATEN.alias.default,
+}  # fmt: skip
+
+
+def _view_layout(target: Any, x: Value, shape: tuple[int, ...], args: tuple) -> Any:
+    """The view's memory when ``x`` has memory and the view needs no copy (new sizes and
+    strides on the same buffer), else None (the view stays a loader)."""
+    if x.layout is None:
+        return None
+    name, sizes, strides, offset = x.layout
+    probe = torch.empty_strided(sizes, strides, device="meta")
+    if target in (ATEN.detach.default, ATEN.alias.default):
+        viewed = probe
+    elif target in (ATEN.view.default, ATEN._unsafe_view.default):
+        try:
+            viewed = probe.view(shape)
+        except RuntimeError:
+            return None
+    else:
+        viewed = getattr(torch.ops.aten, target._schema.name.split("::")[1])(probe, *args)
+    return (name, tuple(viewed.shape), tuple(viewed.stride()), offset)
+
+
+# ---- Task 6.11: code generation --------------------------------------------------------------
+
+_FORMATS = {
+    "add": "({0} + {1})", "sub": "({0} - {1})", "mul": "({0} * {1})", "truediv": "({0} / {1})",
+    "neg": "(-{0})", "relu": "torch.relu({0})", "exp": "torch.exp({0})",
+    "log": "torch.log({0})", "sin": "torch.sin({0})", "cos": "torch.cos({0})",
+    "tanh": "torch.tanh({0})", "sigmoid": "torch.sigmoid({0})", "erf": "torch.erf({0})",
+    "sqrt": "torch.sqrt({0})", "rsqrt": "torch.rsqrt({0})", "abs": "torch.abs({0})",
+    "reciprocal": "torch.reciprocal({0})", "maximum": "torch.maximum({0}, {1})",
+    "minimum": "torch.minimum({0}, {1})", "pow": "torch.pow({0}, {1})", "identity": "{0}",
+    "threshold_backward": "torch.where({1} <= {2}, 0.0, {0})",
+    "tanh_backward": "({0} * (1 - {1} * {1}))",
+    "sigmoid_backward": "({0} * ((1 - {1}) * {1}))",
+}  # fmt: skip
+
+
+class PythonOps:
+    """Task 6.11: the ``ops`` handler of the code generator. Each call writes one line
+    ``tmpN = <expression>`` into ``self.lines`` and returns ``tmpN``; the same expression
+    asked twice gets the same name (common subexpressions computed once, as Inductor's
+    ``CSE`` in ``torch/_inductor/codegen/common.py``)."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.names: dict[str, str] = {}
+        self.loaded: list[str] = []  # the buffers and inputs read, in order
+
+    def emit(self, expression: str) -> str:
+        raise NotImplementedError("PythonOps.emit (Task 6.11)")
+
+    def load(self, name: str, index: str) -> str:
+        self.loaded.append(name)
+        return self.emit(f"{name}_flat[{index}]")
+
+    def constant(self, value: Any) -> str:
+        return repr(value)
+
+    def __getattr__(self, name: str) -> Callable[..., str]:
+        if name not in _FORMATS:
+            raise AttributeError(name)
+        return lambda *args: self.emit(_FORMATS[name].format(*args))
+
+
+def _loop_source(loop: Loop) -> tuple[list[str], list[str]]:
+    """One loop nest as vectorized Python: a ``torch.arange`` per loop variable, shaped to
+    broadcast (``i0`` down the first dim, ``i1`` along the second...), the body's lines, then
+    the store (for a reduction, the combine over the reduction dims first). Also gives the
+    names it reads and writes."""
+    raise NotImplementedError("_loop_source")
+
+
+def codegen(lowered: Lowered) -> str:
+    """Task 6.11: Python source for a lowered graph, as Inductor's wrapper module
+    (``torch/_inductor/codegen/wrapper.py``, ``PythonWrapperCodegen``):
+
+    - one function per kernel, ``def kernel_0(<the buffers it reads and writes>)``, whose
+      loops write their buffers with no buffer in between (a pointwise chain lives in
+      temporaries ``tmpN``);
+    - ``call(args)``: unpack the inputs, allocate each buffer (``torch.empty``) just before
+      the step that writes it, run the steps in order (an extern call writes into its
+      buffer with ``out=``), return the outputs.
+
+    Loads read a flat view of each buffer (``<name>_flat``), at the offsets the loop IR
+    computed from sizes and strides.
+    """
+    raise NotImplementedError("codegen (Task 6.11)")
+
+
+def _flat(name: str) -> str:
+    """A line making ``<name>_flat``: every element of ``name``'s storage in one dim, so a
+    load is one index (the offset from sizes and strides), as a pointer in C."""
+    size = f"{name}.untyped_storage().nbytes() // {name}.element_size()"
+    return f"{name}_flat = {name}.as_strided(({size},), (1,), 0)"
+
+
+def _strided(layout: tuple[str, tuple[int, ...], tuple[int, ...], int]) -> str:
+    name, sizes, strides, offset = layout
+    if name.startswith("buf") and not offset and strides == _contiguous_strides(sizes):
+        return name  # a whole buffer as it was allocated
+    return f"torch.as_strided({name}, {sizes}, {strides}, {offset})"
+
+
+def compile_graph(gm: torch.fx.GraphModule, example_inputs: Any = None) -> Callable:
+    """Tasks 6.10 and 6.11 together, as a compiler for AOTAutograd: lower ``gm``, generate
+    its code, run the code (``exec``) and return its ``call``, taking a list of arguments
+    (a *boxed* call: ``_boxed_call = True``, as ``make_boxed_func`` marks it)."""
+    raise NotImplementedError("compile_graph")
+
+
+# ---- Task 6.12: backend="labdev" -------------------------------------------------------------
+
+
+def labdev_backend(gm: torch.fx.GraphModule, example_inputs: list[Any]) -> Callable:
+    """Task 6.12: a ``torch.compile`` backend made of everything above, as Inductor's
+    ``compile_fx`` is made (``torch/_inductor/compile_fx.py``): AOTAutograd
+    (``torch._dynamo.backends.common.aot_autograd``) traces Dynamo's graph to ATen with your
+    decomposition table (6.8), functionalizes it, builds the joint graph and calls your
+    ``partition`` (6.9); each of the forward and backward graphs then goes through your
+    ``compile_graph`` (6.10, 6.11)."""
+    raise NotImplementedError("labdev_backend (Task 6.12)")
+
+
+def register_labdev() -> None:
+    """Task 6.12: make ``torch.compile(model, backend="labdev")`` find ``labdev_backend``
+    (``torch._dynamo.register_backend``; ``torch._dynamo.list_backends()`` lists it). A
+    second call changes nothing."""
+    raise NotImplementedError("register_labdev (Task 6.12)")
