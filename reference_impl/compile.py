@@ -1292,6 +1292,27 @@ def _t(x: torch.Tensor) -> torch.Tensor:
     ### END SOLUTION
 
 
+def _softmax_backward_data(
+    grad: torch.Tensor, out: torch.Tensor, dim: int, input_dtype: torch.dtype
+) -> torch.Tensor:
+    """softmax's backward from its output y: g*y - y * sum(g*y). ``torch/_decomp/
+    decompositions.py`` (``_softmax_backward_data``)."""
+    ### BEGIN SOLUTION
+    gy = grad * out
+    return (gy - out * torch.sum(gy, dim, keepdim=True)).contiguous()
+    ### END SOLUTION
+
+
+def _log_softmax_backward_data(
+    grad: torch.Tensor, out: torch.Tensor, dim: int, input_dtype: torch.dtype
+) -> torch.Tensor:
+    """log_softmax's backward from its output: g - exp(out) * sum(g). ``torch/_decomp/
+    decompositions.py`` (``_log_softmax_backward_data``)."""
+    ### BEGIN SOLUTION
+    return grad - torch.exp(out) * torch.sum(grad, dim, keepdim=True)
+    ### END SOLUTION
+
+
 def decompositions() -> dict[Any, Callable]:
     """Task 6.8: a decomposition table, ``{aten overload: function}``, for ``make_fx``.
 
@@ -1304,7 +1325,7 @@ def decompositions() -> dict[Any, Callable]:
 
     Yours must trace to the same ATen ops, in the same order, as torch's for the same op
     (the cases compare them): ``gelu``, ``gelu_backward``, ``silu``, ``_softmax``,
-    ``_log_softmax``, ``addmm``, ``t``.
+    ``_log_softmax`` and their backwards, ``addmm``, ``t``.
     """
     ### BEGIN SOLUTION
     return {
@@ -1313,6 +1334,8 @@ def decompositions() -> dict[Any, Callable]:
         ATEN.silu.default: _silu,
         ATEN._softmax.default: _softmax,
         ATEN._log_softmax.default: _log_softmax,
+        ATEN._softmax_backward_data.default: _softmax_backward_data,
+        ATEN._log_softmax_backward_data.default: _log_softmax_backward_data,
         ATEN.addmm.default: _addmm,
         ATEN.t.default: _t,
     }
@@ -1964,9 +1987,9 @@ def _strided(layout: tuple[str, tuple[int, ...], tuple[int, ...], int]) -> str:
 
 
 def compile_graph(gm: torch.fx.GraphModule, example_inputs: Any = None) -> Callable:
-    """Tasks 6.10 and 6.11 together, as a compiler for AOTAutograd: lower ``gm``, generate
-    its code, run the code (``exec``) and return its ``call``, taking a list of arguments
-    (a *boxed* call: ``_boxed_call = True``, as ``make_boxed_func`` marks it)."""
+    """Task 6.11: your lowering and code generation as one compiler for AOTAutograd: lower
+    ``gm``, generate its code, run the code (``exec``) and return its ``call``, taking a list
+    of arguments (a *boxed* call: ``_boxed_call = True``, as ``make_boxed_func`` marks it)."""
     ### BEGIN SOLUTION
     source = codegen(lower(gm))
     namespace: dict[str, Any] = {}

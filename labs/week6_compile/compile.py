@@ -868,6 +868,22 @@ def _t(x: torch.Tensor) -> torch.Tensor:
     raise NotImplementedError("_t")
 
 
+def _softmax_backward_data(
+    grad: torch.Tensor, out: torch.Tensor, dim: int, input_dtype: torch.dtype
+) -> torch.Tensor:
+    """softmax's backward from its output y: g*y - y * sum(g*y). ``torch/_decomp/
+    decompositions.py`` (``_softmax_backward_data``)."""
+    raise NotImplementedError("_softmax_backward_data")
+
+
+def _log_softmax_backward_data(
+    grad: torch.Tensor, out: torch.Tensor, dim: int, input_dtype: torch.dtype
+) -> torch.Tensor:
+    """log_softmax's backward from its output: g - exp(out) * sum(g). ``torch/_decomp/
+    decompositions.py`` (``_log_softmax_backward_data``)."""
+    raise NotImplementedError("_log_softmax_backward_data")
+
+
 def decompositions() -> dict[Any, Callable]:
     """Task 6.8: a decomposition table, ``{aten overload: function}``, for ``make_fx``.
 
@@ -880,7 +896,7 @@ def decompositions() -> dict[Any, Callable]:
 
     Yours must trace to the same ATen ops, in the same order, as torch's for the same op
     (the cases compare them): ``gelu``, ``gelu_backward``, ``silu``, ``_softmax``,
-    ``_log_softmax``, ``addmm``, ``t``.
+    ``_log_softmax`` and their backwards, ``addmm``, ``t``.
     """
     raise NotImplementedError("decompositions (Task 6.8)")
 
@@ -1291,10 +1307,10 @@ def _strided(layout: tuple[str, tuple[int, ...], tuple[int, ...], int]) -> str:
 
 
 def compile_graph(gm: torch.fx.GraphModule, example_inputs: Any = None) -> Callable:
-    """Tasks 6.10 and 6.11 together, as a compiler for AOTAutograd: lower ``gm``, generate
-    its code, run the code (``exec``) and return its ``call``, taking a list of arguments
-    (a *boxed* call: ``_boxed_call = True``, as ``make_boxed_func`` marks it)."""
-    raise NotImplementedError("compile_graph")
+    """Task 6.11: your lowering and code generation as one compiler for AOTAutograd: lower
+    ``gm``, generate its code, run the code (``exec``) and return its ``call``, taking a list
+    of arguments (a *boxed* call: ``_boxed_call = True``, as ``make_boxed_func`` marks it)."""
+    raise NotImplementedError("compile_graph (Task 6.11)")
 
 
 # ---- Task 6.12: backend="labdev" -------------------------------------------------------------

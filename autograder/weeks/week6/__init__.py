@@ -10,6 +10,6 @@ run (``common.fresh``): Dynamo keeps compiled code on the code object.
 
 # isort: off
 # Imported in this order, so cases are listed task by task.
-from autograder.weeks.week6 import capture, guards, random_programs  # noqa: F401
+from autograder.weeks.week6 import capture, guards, aot, inductor, random_programs  # noqa: F401
 
 # isort: on
