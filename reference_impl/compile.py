@@ -1042,7 +1042,7 @@ class AtenTracer(TorchDispatchMode):
         return value
         ### END SOLUTION
 
-    def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+    def __torch_dispatch__(self, func: Any, _types: Any, args: Any = (), kwargs: Any = None) -> Any:
         ### BEGIN SOLUTION
         kwargs = kwargs or {}
         out = func(*args, **kwargs)  # FakeTensorMode, one mode down, computes the metadata

@@ -729,7 +729,7 @@ class AtenTracer(TorchDispatchMode):
         was given, ``value`` itself for anything else (ints, dtypes, lists of them)."""
         raise NotImplementedError("AtenTracer.node (Task 6.6)")
 
-    def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+    def __torch_dispatch__(self, func: Any, _types: Any, args: Any = (), kwargs: Any = None) -> Any:
         raise NotImplementedError("AtenTracer.__torch_dispatch__ (Task 6.6)")
 
 
