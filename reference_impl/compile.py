@@ -1143,7 +1143,9 @@ def functionalize(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
     - an input that was written into (directly or through a view) is returned too: the new
       values of mutated inputs come first, in input order, then the program's outputs, and
       the caller copies them back (AOTAutograd's runtime wrapper does; see
-      ``torch/_functorch/_aot_autograd/functional_utils.py``).
+      ``torch/_functorch/_aot_autograd/functional_utils.py``);
+    - with no mutation left, a node no output needs is dead: remove it, as AOTAutograd's
+      graph does (``Graph.eliminate_dead_code``).
 
     PyTorch: ``torch/_subclasses/functional_tensor.py`` (``FunctionalTensorMode``) and
     ``aten/src/ATen/FunctionalTensorWrapper.cpp`` (views replayed from the base's updates).
@@ -1207,6 +1209,7 @@ def functionalize(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
             current[base], written[base] = new, clock + 0.5
         else:
             current[node] = graph.call_function(node.target, read(node.args), read(node.kwargs))
+    graph.eliminate_dead_code()  # nothing is written in place now: what no output needs goes
     return torch.fx.GraphModule(torch.nn.Module(), graph)
     ### END SOLUTION
 
@@ -1255,6 +1258,7 @@ def _softmax(x: torch.Tensor, dim: int, half_to_float: bool) -> torch.Tensor:
     ### BEGIN SOLUTION
     if half_to_float:
         raise NotImplementedError("_softmax with half_to_float is not in this table")
+    x = x.contiguous()  # eager softmax returns a contiguous tensor: so must its decomposition
     e = torch.exp(x - torch.amax(x, dim, keepdim=True))
     return e / torch.sum(e, dim, keepdim=True)
     ### END SOLUTION
@@ -1266,6 +1270,7 @@ def _log_softmax(x: torch.Tensor, dim: int, half_to_float: bool) -> torch.Tensor
     ### BEGIN SOLUTION
     if half_to_float:
         raise NotImplementedError("_log_softmax with half_to_float is not in this table")
+    x = x.contiguous()  # as _softmax: the result is contiguous whatever x's layout
     shifted = x - torch.amax(x, dim, keepdim=True)
     return shifted - torch.log(torch.sum(torch.exp(shifted), dim, keepdim=True))
     ### END SOLUTION

@@ -105,8 +105,17 @@ def load_engine(week: Week, impl: str | None = None) -> Any:
     return import_file(resolve_impl(week, impl), f"_differential_{week.module}")
 
 
-def program(week: Week, seed: int, index: int) -> Any:
-    return generator(week).generate(random.Random(f"{seed}:{index}"))
+def program(week: Week, seed: int, index: int, kind: str | None = None) -> Any:
+    """Program ``index`` of ``seed``; of one ``kind`` when the generator has ``KINDS``."""
+    rng = random.Random(f"{seed}:{index}")
+    if kind is None:
+        return generator(week).generate(rng)
+    kinds = getattr(generator(week), "KINDS", {})
+    if kind not in kinds:
+        raise SystemExit(
+            f"{week.name}'s generator has no kind {kind!r} (it has: {', '.join(kinds) or 'none'})"
+        )
+    return kinds[kind](rng)
 
 
 def programs(week: str) -> Any:
@@ -143,7 +152,9 @@ def random_programs_case(
     property_case(week, strategy, n=n, points=points, tasks=tasks, label=label)(random_programs)
 
 
-def run(week: Week, n: int, seed: int = 0, engine: Any = None) -> list[Difference]:
+def run(
+    week: Week, n: int, seed: int = 0, engine: Any = None, kind: str | None = None
+) -> list[Difference]:
     """The programs ``0..n-1`` of ``seed`` on torch and on ``engine`` (``load_engine``'s default
     if None)."""
     from autograder.oracle import torch_lib
@@ -153,7 +164,7 @@ def run(week: Week, n: int, seed: int = 0, engine: Any = None) -> list[Differenc
     torch = torch_lib(week.name)
     out = []
     for i in range(n):
-        prog = program(week, seed, i)
+        prog = program(week, seed, i, kind)
         verdict = judge(gen.execute(torch, prog), gen.execute(engine, prog))
         if verdict.status != PASS:
             refused = verdict.status == NOT_IMPLEMENTED
@@ -168,6 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--impl", help="a folder or file holding the engine (default: this lab)")
     parser.add_argument("--show", type=int, default=5, help="differences to print in full")
+    parser.add_argument("--kind", help="only programs of this kind (a generator's KINDS)")
     parser.add_argument(
         "--broken", action="store_true", help="break the engine first (BREAK): is the run blind?"
     )
@@ -176,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     engine = load_engine(week, args.impl)
     undo = generator(week).BREAK(engine) if args.broken else None  # kept: it holds the break
     start = time.perf_counter()
-    found = run(week, args.n, args.seed, engine)
+    found = run(week, args.n, args.seed, engine, args.kind)
     seconds = time.perf_counter() - start
     wrong = [d for d in found if not d.refused]
     for d in wrong[: args.show]:

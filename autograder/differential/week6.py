@@ -73,8 +73,8 @@ CONDITIONS = ["{a}.sum() > 0", "{a}.mean() < 0.5", "({a} * 2).amax() >= 1"]
 
 
 def generate(rng: random.Random) -> dict[str, Any]:
-    kind = rng.choice(["capture", "capture", "guards", "cache"])
-    return {"capture": _capture, "guards": _guards, "cache": _cache}[kind](rng)
+    kind = rng.choice(list(KINDS))
+    return KINDS[kind](rng)
 
 
 # ---- capture ------------------------------------------------------------------------------------
@@ -323,6 +323,134 @@ def _cache(rng: random.Random) -> dict[str, Any]:
 # ---- running ----------------------------------------------------------------------------------
 
 
+# ---- part 2: ATen programs (tracing, functionalization, decompositions, partition, fusion) ---
+
+POINTWISE1 = [
+    "{a}.sin()", "torch.cos({a})", "{a}.exp()", "torch.tanh({a})", "{a}.sigmoid()",
+    "{a}.relu()", "-{a}", "{a}.abs()", "{a} * 2.0", "{a} + 1.5", "F.gelu({a})",
+    "F.gelu({a}, approximate='tanh')", "F.silu({a})", "torch.erf({a})",
+]  # fmt: skip
+POINTWISE2 = ["{a} + {b}", "{a} - {b}", "{a} * {b}", "torch.maximum({a}, {b})",
+              "{a} / ({b}.abs() + 1)"]  # fmt: skip
+INPLACE = ["{a}.add_({b})", "{a}.mul_(2.0)", "{a}.sub_(0.5)", "{a}.t().add_(1.0)",
+           "{a}.view(-1).mul_(3.0)", "{a}.unsqueeze(0).add_({b})", "{a}.copy_({b})"]  # fmt: skip
+
+
+def _aten_program(rng: random.Random, kind: str) -> dict[str, Any]:
+    """A random function of ``x``, ``y`` (m, n), ``w`` (n, k) and ``v`` (n,): pointwise ops,
+    broadcasting, reductions (with and without keepdim, and to 0-d), softmax and
+    log_softmax, ``@`` and ``t()``; for ``functional``, in-place ops on inputs, intermediates
+    and views of them."""
+    m, n, k = rng.randint(2, 5), rng.randint(2, 5), rng.randint(2, 5)
+    shapes = {"x": (m, n), "y": (m, n), "w": (n, k), "v": (n,)}
+    names = iter(f"t{i}" for i in range(100))
+    lines: list[str] = []
+
+    def pick(fit: Any = None) -> str:
+        pool = [v for v, sh in shapes.items() if fit is None or fit(sh)]
+        return rng.choice(pool)
+
+    def add(expr: str, shape: tuple[int, ...]) -> str:
+        name = next(names)
+        lines.append(f"{name} = {expr}")
+        shapes[name] = shape
+        return name
+
+    for _ in range(rng.randint(2, 7)):
+        roll = rng.random()
+        two_d = lambda sh: len(sh) == 2  # noqa: E731
+        if kind == "functional" and roll < 0.35:
+            a = pick(two_d)
+            template = rng.choice(INPLACE)
+            b = pick(lambda sh, a=a: sh in (shapes[a], shapes[a][1:], ()))
+            if "copy_" in template:
+                b = pick(lambda sh, a=a: sh == shapes[a])
+            if rng.random() < 0.5 and not a.startswith("t"):
+                a = add(f"{a}.clone()", shapes[a])  # an intermediate, not the input, is written
+            lines.append(template.format(a=a, b=b))
+            continue
+        if roll < 0.35:
+            a = pick()
+            add(rng.choice(POINTWISE1).format(a=a), shapes[a])
+        elif roll < 0.6:
+            a = pick()
+            b = pick(lambda sh, a=a: sh == shapes[a] or sh in (shapes[a][-1:], ()))
+            add(rng.choice(POINTWISE2).format(a=a, b=b), shapes[a])
+        elif roll < 0.75:
+            a = pick(two_d)
+            d, keep = rng.choice([0, 1, -1]), rng.random() < 0.5
+            red = rng.choice(["sum", "mean", "amax"])
+            sh = list(shapes[a])
+            if keep:
+                sh[d] = 1
+            else:
+                sh.pop(d)
+            add(f"{a}.{red}({d}, keepdim={keep})", tuple(sh))
+        elif roll < 0.82:
+            a = pick()
+            add(f"{a}.sum()", ())
+        elif roll < 0.9:
+            a = pick(two_d)
+            op = rng.choice(["torch.softmax", "torch.log_softmax"])
+            add(f"{op}({a}, {rng.choice([0, 1, -1])})", shapes[a])
+        elif roll < 0.96:
+            a = pick(lambda sh: len(sh) == 2 and sh[1] == n)
+            add(f"{a} @ w", (shapes[a][0], k))
+        else:
+            a = pick(two_d)
+            add(f"{a}.t()", shapes[a][::-1])
+    made = [v for v in shapes if v.startswith("t")] or ["x"]
+    returned = rng.sample(made, k=min(len(made), rng.randint(1, 2)))
+    grads = {v: rng.random() < 0.7 for v in ("x", "y", "w", "v")}
+    return {
+        "kind": kind,
+        "lines": lines,
+        "return": returned[0] if len(returned) == 1 else "(" + ", ".join(returned) + ",)",
+        "shapes": {v: list(shapes[v]) for v in ("x", "y", "w", "v")},
+        "start": round(rng.uniform(-1, 1), 2),
+        "grads": grads if kind == "joint" else {},
+    }
+
+
+def _aten_source(program: dict[str, Any]) -> str:
+    body = "".join(f"    {line}\n" for line in program["lines"])
+    return f"def f(x, y, w, v):\n{body}    return {program['return']}\n"
+
+
+def _aten_args(program: dict[str, Any]) -> list[torch.Tensor]:
+    out = []
+    for i, name in enumerate(("x", "y", "w", "v")):
+        shape = program["shapes"][name]
+        count = 1
+        for size in shape:
+            count *= size
+        t = torch.arange(count, dtype=torch.float64).mul(0.37).add(program["start"] + i).sin()
+        t = t.to(torch.float32).reshape(shape)
+        out.append(t.requires_grad_(program["grads"].get(name, False)))
+    return out
+
+
+def _execute_aten(lib: Any, program: dict[str, Any]) -> Any:
+    from autograder.weeks.week6 import common
+
+    fn = fresh(_aten_source(program), {"F": torch.nn.functional})
+    args = _aten_args(program)
+    ask = {
+        "trace": lambda: _traced(lib, fn, *args),
+        "functional": lambda: common.functional(lib, fn, *args),
+        "decompose": lambda: common.decomposed(lib, fn, *args),
+        "joint": lambda: common.partitioned(lib, fn, *args),
+        "fusion": lambda: {**common.fused(lib, fn, *args), **common.generated(lib, fn, *args)},
+    }[program["kind"]]
+    return guard(ask)
+
+
+def _traced(lib: Any, fn: Any, *args: Any) -> Any:
+    from autograder.weeks.week6.aot import traced
+
+    return traced(lib, fn, *args)
+
+
 def execute(lib: Any, program: dict[str, Any]) -> Any:
     if program["kind"] == "capture":
         fn = fresh(_capture_source(program))
@@ -330,7 +458,9 @@ def execute(lib: Any, program: dict[str, Any]) -> Any:
             return captured(lib, fn, *_capture_args(program))
     if program["kind"] == "guards":
         return _execute_guards(lib, program)
-    return _execute_cache(lib, program)
+    if program["kind"] == "cache":
+        return _execute_cache(lib, program)
+    return _execute_aten(lib, program)
 
 
 def _execute_guards(lib: Any, program: dict[str, Any]) -> Any:
@@ -379,6 +509,13 @@ def describe(program: dict[str, Any]) -> str:
         s, starts = program["size"], program["starts"]
         args = f"# x, y, xs[0], xs[1]: ({s}, {s}) arange * 0.25 from {starts}; n = {program['n']}"
         return _capture_source(program) + args
+    if program["kind"] in ATEN_KINDS:
+        shapes = ", ".join(f"{k}: {tuple(v)}" for k, v in program["shapes"].items())
+        grads = [k for k, g in program["grads"].items() if g]
+        return (
+            f"# {program['kind']}\n{_aten_source(program)}# {shapes}; sin(arange * 0.37 + "
+            f"{program['start']} + i); requires_grad: {grads or 'none'}"
+        )
     if program["kind"] == "guards":
         lines = [f"make_guards({program['example']})"]
         lines += [f"  probe: {p}" for p in program["probes"]]
@@ -388,6 +525,15 @@ def describe(program: dict[str, Any]) -> str:
         lines.append("mark_dynamic(first x, 0)")
     lines += [f"  {step}" for step in program["calls"]]
     return "\n".join(lines)
+
+
+ATEN_KINDS = ("trace", "functional", "decompose", "joint", "fusion")
+KINDS: dict[str, Any] = {
+    "capture": _capture,
+    "guards": _guards,
+    "cache": _cache,
+    **{kind: (lambda rng, kind=kind: _aten_program(rng, kind)) for kind in ATEN_KINDS},
+}
 
 
 def BREAK(engine: Any) -> Any:  # noqa: N802 - the name every generator uses

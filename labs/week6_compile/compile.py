@@ -811,7 +811,9 @@ def functionalize(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
     - an input that was written into (directly or through a view) is returned too: the new
       values of mutated inputs come first, in input order, then the program's outputs, and
       the caller copies them back (AOTAutograd's runtime wrapper does; see
-      ``torch/_functorch/_aot_autograd/functional_utils.py``).
+      ``torch/_functorch/_aot_autograd/functional_utils.py``);
+    - with no mutation left, a node no output needs is dead: remove it, as AOTAutograd's
+      graph does (``Graph.eliminate_dead_code``).
 
     PyTorch: ``torch/_subclasses/functional_tensor.py`` (``FunctionalTensorMode``) and
     ``aten/src/ATen/FunctionalTensorWrapper.cpp`` (views replayed from the base's updates).
