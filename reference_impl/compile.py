@@ -1,4 +1,4 @@
-"""Week 6: torch.compile for a new chip. Part 1: TorchDynamo, from bytecode to FX graphs.
+"""Week 6: torch.compile for a new chip, from Python bytecode to fused kernels.
 
 ``torch.compile(fn)`` does not run ``fn``'s Python the normal way. TorchDynamo hooks the
 frame (PEP 523), reads its bytecode one instruction at a time with *symbolic* values, and
@@ -18,6 +18,21 @@ each of those pieces and compare them with real Dynamo running the same program:
   compared with the guard tree Dynamo itself evaluates.
 - Task 6.5: ``LabCompiler``: the cache of compiled entries, recompiles, the recompile limit
   and automatic dynamic shapes, compared with ``torch.compile``'s compile count.
+
+Part 2 goes below Dynamo, where a backend works (AOTAutograd, then Inductor):
+
+- Task 6.6: ``aten_trace``: ATen tracing with a dispatch mode under ``FakeTensorMode``,
+  compared with ``make_fx``.
+- Task 6.7: ``functionalize``: no mutation left, compared with AOTAutograd's forward graph.
+- Task 6.8: ``decompositions``: a table of small-op versions of big ops, compared with
+  torch's own decompositions.
+- Task 6.9: ``partition``: the joint forward-backward graph cut in two, compared with
+  ``default_partition``.
+- Task 6.10: ``Lowering``: a loop-level IR and fusion, compared with the kernels Inductor
+  writes for the same graph.
+- Task 6.11: ``codegen`` and ``compile_graph``: Python code for the kernels, compared with
+  eager results.
+- Task 6.12: ``labdev_backend``: all of it as a ``torch.compile`` backend that trains.
 
 Where PyTorch does this (torch 2.13): ``torch/_dynamo/eval_frame.py`` (the frame hook,
 ``explain``), ``torch/_dynamo/convert_frame.py`` (one frame's compile, the recompile limit),
@@ -1613,7 +1628,10 @@ class Lowering:
         return buffer
 
     def realize(self, value: Value) -> Value:
-        """``value`` in memory: itself if it is, else a new buffer and the loop filling it."""
+        """``value`` in memory: itself if it is, else a new buffer and the loop filling it.
+        The caller puts the stored value in place of the old one for every *later* reader
+        (as Inductor's ``TensorBox.realize``); readers made before keep computing it
+        inline, so none reads a buffer that a later loop fills."""
         ### BEGIN SOLUTION
         if value.layout is not None:
             return value
@@ -1704,7 +1722,10 @@ class Lowering:
         def value(a: Any) -> Any:
             return torch.fx.node.map_arg(a, lambda n: env[n])
 
+        live = _live(gm.graph)  # what no output needs is never lowered (Inductor runs DCE)
         for node in gm.graph.nodes:
+            if node not in live and node.op != "placeholder":
+                continue
             val = node.meta.get("val")
             if node.op == "placeholder":
                 inputs.append(Buffer(node.name, tuple(val.shape), val.dtype))
@@ -1713,7 +1734,9 @@ class Lowering:
             elif node.op == "output":
                 results = node.args[0]
                 for out in results if isinstance(results, (list, tuple)) else [results]:
-                    outputs.append(self.realize(env[out]).layout if out is not None else None)
+                    if out is not None:
+                        env[out] = self.realize(env[out])  # an output returned twice: once
+                    outputs.append(env[out].layout if out is not None else None)
             elif node.target in POINTWISE:
                 env[node] = self.pointwise(node.target, value(node.args), node.kwargs, val.dtype)
             elif node.target in _VIEW_LOWERINGS:
@@ -1722,28 +1745,80 @@ class Lowering:
                 x = env[node.args[0]]
                 env[node] = self.reduction(node.target, x, value(node.args[1:]), val.dtype)
             elif node.target in EXTERNS:
+                for arg in node.all_input_nodes:  # an extern call reads memory
+                    env[arg] = self.realize(env[arg])
                 env[node] = self.extern(node.target, value(node.args), node.kwargs, val)
             else:
                 raise NotImplementedError(
                     f"{node.target} has no lowering in this lab (Inductor's is in "
                     "torch/_inductor/lowering.py, or it falls back to the ATen kernel)"
                 )
-        return Lowered(inputs, self.fuse(), outputs)
+        names = [o[0] for o in outputs if o is not None]
+        return Lowered(inputs, self.fuse(names), outputs)
         ### END SOLUTION
 
-    def fuse(self) -> list[Kernel | Extern]:
-        """The steps: each level's loops as one kernel, then the extern calls of the next
-        level, level by level."""
+    def fuse(self, outputs: list[str]) -> list[Kernel | Extern]:
+        """The steps: level by level, the extern calls of the level, then one kernel of the
+        level's loops. A loop runs as *late* as it can: at the level of its earliest reader
+        (an extern call reads it one level earlier), or the last level if only outputs
+        read it; so loops that need not come first wait and fuse with later ones."""
         ### BEGIN SOLUTION
+        last = max([lv for lv, _ in self.externs] + [lv for lv, _ in self.loops], default=0)
+        latest: dict[str, int] = {name: last for name in outputs}
+        for level, extern in self.externs:
+            for arg in extern.args:
+                latest[arg[0]] = min(latest.get(arg[0], last), level - 1)
+        placed: list[tuple[int, Loop]] = []
+        for _, loop in reversed(self.loops):  # readers come after what they read
+            level = latest.get(loop.buffer.name, last)
+            for name in _reads(loop):
+                latest[name] = min(latest.get(name, last), level)
+            placed.insert(0, (level, loop))
         steps: list[Kernel | Extern] = []
-        levels = sorted({lv for lv, _ in self.loops} | {lv for lv, _ in self.externs})
+        levels = sorted({lv for lv, _ in placed} | {lv for lv, _ in self.externs})
         for level in levels:
             steps += [e for lv, e in self.externs if lv == level]
-            loops = [loop for lv, loop in self.loops if lv == level]
+            loops = [loop for lv, loop in placed if lv == level]
             if loops:
                 steps.append(Kernel(f"kernel_{sum(isinstance(s, Kernel) for s in steps)}", loops))
         return steps
         ### END SOLUTION
+
+
+def _live(graph: torch.fx.Graph) -> set[torch.fx.Node]:
+    """The nodes some output needs (given)."""
+    live: set[torch.fx.Node] = set()
+    stack = [graph.output_node()]
+    while stack:
+        node = stack.pop()
+        if node not in live:
+            live.add(node)
+            stack.extend(node.all_input_nodes)
+    return live
+
+
+class _Reads:
+    """An ``ops`` handler that only notes which buffers a loop loads (given)."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def load(self, name: str, index: str) -> str:
+        self.names.add(name)
+        return "v"
+
+    def __getattr__(self, name: str) -> Callable[..., str]:
+        return lambda *args: "v"
+
+
+def _reads(loop: Loop) -> set[str]:
+    reads, before = _Reads(), _Ops.handler
+    _Ops.handler = reads
+    try:
+        loop.inner([f"i{d}" for d in range(len(loop.ranges) + len(loop.reduction_ranges))])
+    finally:
+        _Ops.handler = before
+    return reads.names
 
 
 def lower(gm: torch.fx.GraphModule) -> Lowered:

@@ -32,3 +32,26 @@ def hidden_random_guard_probes(lib: Any, program: Any) -> Any:
 )  # fmt: skip
 def hidden_random_call_sequences(lib: Any, program: Any) -> Any:
     return generator.execute(lib, program)
+
+
+@property_case(
+    W, lambda: drawn("trace|functional|decompose", "hidden"), n=15, points=3, hidden=True,
+    tasks=("6.6", "6.7", "6.8"), label=label,
+)  # fmt: skip
+def hidden_random_aten_programs(lib: Any, program: Any) -> Any:
+    return generator.execute(lib, program)
+
+
+@property_case(
+    W, lambda: drawn("joint", "hidden"), n=10, points=3, hidden=True, tasks="6.9", label=label
+)  # fmt: skip
+def hidden_random_partitions(lib: Any, program: Any) -> Any:
+    return generator.execute(lib, program)
+
+
+@property_case(
+    W, lambda: drawn("fusion", "hidden"), n=6, points=3, hidden=True,
+    tasks=("6.10", "6.11"), label=label,
+)  # fmt: skip
+def hidden_random_fused_graphs(lib: Any, program: Any) -> Any:
+    return generator.execute(lib, program)

@@ -153,7 +153,7 @@ WEEKS: dict[str, Week] = {
         "week6",
         "week6_compile",
         "compile",
-        "torch.compile: TorchDynamo",
+        "torch.compile: Dynamo, AOTAutograd, Inductor",
         forbid_modules=(),
         preload=(
             "numpy",

@@ -2,7 +2,7 @@
 # Replace each `raise NotImplementedError(...)` with your code; the docstring above it
 # says what PyTorch does and where. Check your work with `torchlab check`.
 # ruff: noqa: F401, F841
-"""Week 6: torch.compile for a new chip. Part 1: TorchDynamo, from bytecode to FX graphs.
+"""Week 6: torch.compile for a new chip, from Python bytecode to fused kernels.
 
 ``torch.compile(fn)`` does not run ``fn``'s Python the normal way. TorchDynamo hooks the
 frame (PEP 523), reads its bytecode one instruction at a time with *symbolic* values, and
@@ -22,6 +22,21 @@ each of those pieces and compare them with real Dynamo running the same program:
   compared with the guard tree Dynamo itself evaluates.
 - Task 6.5: ``LabCompiler``: the cache of compiled entries, recompiles, the recompile limit
   and automatic dynamic shapes, compared with ``torch.compile``'s compile count.
+
+Part 2 goes below Dynamo, where a backend works (AOTAutograd, then Inductor):
+
+- Task 6.6: ``aten_trace``: ATen tracing with a dispatch mode under ``FakeTensorMode``,
+  compared with ``make_fx``.
+- Task 6.7: ``functionalize``: no mutation left, compared with AOTAutograd's forward graph.
+- Task 6.8: ``decompositions``: a table of small-op versions of big ops, compared with
+  torch's own decompositions.
+- Task 6.9: ``partition``: the joint forward-backward graph cut in two, compared with
+  ``default_partition``.
+- Task 6.10: ``Lowering``: a loop-level IR and fusion, compared with the kernels Inductor
+  writes for the same graph.
+- Task 6.11: ``codegen`` and ``compile_graph``: Python code for the kernels, compared with
+  eager results.
+- Task 6.12: ``labdev_backend``: all of it as a ``torch.compile`` backend that trains.
 
 Where PyTorch does this (torch 2.13): ``torch/_dynamo/eval_frame.py`` (the frame hook,
 ``explain``), ``torch/_dynamo/convert_frame.py`` (one frame's compile, the recompile limit),
@@ -1149,7 +1164,10 @@ class Lowering:
         return buffer
 
     def realize(self, value: Value) -> Value:
-        """``value`` in memory: itself if it is, else a new buffer and the loop filling it."""
+        """``value`` in memory: itself if it is, else a new buffer and the loop filling it.
+        The caller puts the stored value in place of the old one for every *later* reader
+        (as Inductor's ``TensorBox.realize``); readers made before keep computing it
+        inline, so none reads a buffer that a later loop fills."""
         raise NotImplementedError("Lowering.realize (Task 6.10)")
 
     def stored(self, buffer: Buffer, level: int) -> Value:
@@ -1172,10 +1190,48 @@ class Lowering:
     def run(self, gm: torch.fx.GraphModule) -> Lowered:
         raise NotImplementedError("Lowering.run (Task 6.10)")
 
-    def fuse(self) -> list[Kernel | Extern]:
-        """The steps: each level's loops as one kernel, then the extern calls of the next
-        level, level by level."""
+    def fuse(self, outputs: list[str]) -> list[Kernel | Extern]:
+        """The steps: level by level, the extern calls of the level, then one kernel of the
+        level's loops. A loop runs as *late* as it can: at the level of its earliest reader
+        (an extern call reads it one level earlier), or the last level if only outputs
+        read it; so loops that need not come first wait and fuse with later ones."""
         raise NotImplementedError("Lowering.fuse (Task 6.10)")
+
+
+def _live(graph: torch.fx.Graph) -> set[torch.fx.Node]:
+    """The nodes some output needs (given)."""
+    live: set[torch.fx.Node] = set()
+    stack = [graph.output_node()]
+    while stack:
+        node = stack.pop()
+        if node not in live:
+            live.add(node)
+            stack.extend(node.all_input_nodes)
+    return live
+
+
+class _Reads:
+    """An ``ops`` handler that only notes which buffers a loop loads (given)."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def load(self, name: str, index: str) -> str:
+        self.names.add(name)
+        return "v"
+
+    def __getattr__(self, name: str) -> Callable[..., str]:
+        return lambda *args: "v"
+
+
+def _reads(loop: Loop) -> set[str]:
+    reads, before = _Reads(), _Ops.handler
+    _Ops.handler = reads
+    try:
+        loop.inner([f"i{d}" for d in range(len(loop.ranges) + len(loop.reduction_ranges))])
+    finally:
+        _Ops.handler = before
+    return reads.names
 
 
 def lower(gm: torch.fx.GraphModule) -> Lowered:

@@ -13,11 +13,16 @@ from autograder.weeks.week6.common import W
 
 
 def drawn(kind: str, prefix: str = "public") -> Any:
-    """A hypothesis strategy of the generator's programs of one kind."""
+    """A hypothesis strategy of the generator's programs of one kind, or of several
+    (``"trace|functional"``: program ``i`` is of kind ``i`` mod their number)."""
     from hypothesis import strategies as st
 
-    make = {"capture": generator._capture, "guards": generator._guards, "cache": generator._cache}
-    return st.integers(0, 10**9).map(lambda i: make[kind](random.Random(f"{prefix}:{i}")))
+    kinds = kind.split("|")
+
+    def make(i: int) -> Any:
+        return generator.KINDS[kinds[i % len(kinds)]](random.Random(f"{prefix}:{i}"))
+
+    return st.integers(0, 10**9).map(make)
 
 
 def label(program: Any) -> str:
@@ -47,4 +52,29 @@ def random_guard_probes(lib: Any, program: Any) -> Any:
 def random_call_sequences(lib: Any, program: Any) -> Any:
     """Random call sequences (sizes, ints, ``dynamic``, ``mark_dynamic``, ``reset``): the
     results and the compile count after each call."""
+    return generator.execute(lib, program)
+
+
+@property_case(
+    W, lambda: drawn("trace|functional|decompose"), n=12, points=3,
+    tasks=("6.6", "6.7", "6.8"), label=label,
+)  # fmt: skip
+def random_aten_programs(lib: Any, program: Any) -> Any:
+    """Random functions of four tensors (pointwise ops, broadcasting, reductions, softmax,
+    ``@``, ``t()``; in-place ops on inputs, intermediates and their views): the ATen graph
+    traced, functionalized, or decomposed by your table, each against torch's."""
+    return generator.execute(lib, program)
+
+
+@property_case(W, lambda: drawn("joint"), n=8, points=3, tasks="6.9", label=label)
+def random_partitions(lib: Any, program: Any) -> Any:
+    """Random differentiable functions, some inputs needing no gradient: the forward's and
+    backward's calls, the saved values, the gradients."""
+    return generator.execute(lib, program)
+
+
+@property_case(W, lambda: drawn("fusion"), n=6, points=3, tasks=("6.10", "6.11"), label=label)
+def random_fused_graphs(lib: Any, program: Any) -> Any:
+    """Random ATen graphs lowered: the kernels and extern calls in order, against the code
+    Inductor writes for the same graph; the generated code's results against eager."""
     return generator.execute(lib, program)
