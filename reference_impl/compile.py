@@ -1722,6 +1722,14 @@ class Lowering:
         def value(a: Any) -> Any:
             return torch.fx.node.map_arg(a, lambda n: env[n])
 
+        def in_memory(node: torch.fx.Node) -> None:
+            """Store ``node``'s value; a view is stored as its base's memory, viewed
+            (``ExternKernel.realize_input``: a ``ReinterpretView``, no copy)."""
+            if env[node].layout is None and node.target in _VIEW_LOWERINGS:
+                in_memory(node.args[0])
+                env[node] = self.view(node.target, env[node.args[0]], value(node.args[1:]))
+            env[node] = self.realize(env[node])
+
         live = _live(gm.graph)  # what no output needs is never lowered (Inductor runs DCE)
         for node in gm.graph.nodes:
             if node not in live and node.op != "placeholder":
@@ -1735,7 +1743,7 @@ class Lowering:
                 results = node.args[0]
                 for out in results if isinstance(results, (list, tuple)) else [results]:
                     if out is not None:
-                        env[out] = self.realize(env[out])  # an output returned twice: once
+                        in_memory(out)  # an output returned twice is stored once
                     outputs.append(env[out].layout if out is not None else None)
             elif node.target in POINTWISE:
                 env[node] = self.pointwise(node.target, value(node.args), node.kwargs, val.dtype)
@@ -1746,55 +1754,54 @@ class Lowering:
                 env[node] = self.reduction(node.target, x, value(node.args[1:]), val.dtype)
             elif node.target in EXTERNS:
                 for arg in node.all_input_nodes:  # an extern call reads memory
-                    env[arg] = self.realize(env[arg])
+                    in_memory(arg)
                 env[node] = self.extern(node.target, value(node.args), node.kwargs, val)
             else:
                 raise NotImplementedError(
                     f"{node.target} has no lowering in this lab (Inductor's is in "
                     "torch/_inductor/lowering.py, or it falls back to the ATen kernel)"
                 )
-        names = [o[0] for o in outputs if o is not None]
-        return Lowered(inputs, self.fuse(names), outputs)
+        return Lowered(inputs, self.fuse(), outputs)
         ### END SOLUTION
 
-    def fuse(self, outputs: list[str]) -> list[Kernel | Extern]:
-        """The steps: level by level, the extern calls of the level, then one kernel of the
-        level's loops. A loop runs as *late* as it can: at the level of its earliest reader
-        (an extern call reads it one level earlier), or the last level if only outputs
-        read it; so loops that need not come first wait and fuse with later ones."""
+    def fuse(self) -> list[Kernel | Extern]:
+        """The steps: level by level, the extern calls of the level, then one kernel of all
+        the level's loops. A loop's level is that of the latest buffer it reads (it runs as
+        soon as it can), so a loop no extern call waits for still joins the first kernel it
+        can: Inductor's scheduler fuses it there too (``Scheduler.fuse_nodes``)."""
         ### BEGIN SOLUTION
-        last = max([lv for lv, _ in self.externs] + [lv for lv, _ in self.loops], default=0)
-        latest: dict[str, int] = {name: last for name in outputs}
-        for level, extern in self.externs:
-            for arg in extern.args:
-                latest[arg[0]] = min(latest.get(arg[0], last), level - 1)
-        placed: list[tuple[int, Loop]] = []
-        for _, loop in reversed(self.loops):  # readers come after what they read
-            level = latest.get(loop.buffer.name, last)
-            for name in _reads(loop):
-                latest[name] = min(latest.get(name, last), level)
-            placed.insert(0, (level, loop))
         steps: list[Kernel | Extern] = []
-        levels = sorted({lv for lv, _ in placed} | {lv for lv, _ in self.externs})
+        levels = sorted({lv for lv, _ in self.loops} | {lv for lv, _ in self.externs})
         for level in levels:
             steps += [e for lv, e in self.externs if lv == level]
-            loops = [loop for lv, loop in placed if lv == level]
+            loops = [loop for lv, loop in self.loops if lv == level]
             if loops:
                 steps.append(Kernel(f"kernel_{sum(isinstance(s, Kernel) for s in steps)}", loops))
+        if _kernels_if_late(self.loops, self.externs) != sum(isinstance(s, Kernel) for s in steps):
+            raise NotImplementedError(
+                "a loop no extern call waits for could run before or after one, which changes "
+                "how many kernels there are: Inductor places it to lower peak memory "
+                "(reorder_for_peak_memory), which this lab does not model"
+            )
         return steps
         ### END SOLUTION
 
 
-def _live(graph: torch.fx.Graph) -> set[torch.fx.Node]:
-    """The nodes some output needs (given)."""
-    live: set[torch.fx.Node] = set()
-    stack = [graph.output_node()]
-    while stack:
-        node = stack.pop()
-        if node not in live:
-            live.add(node)
-            stack.extend(node.all_input_nodes)
-    return live
+def _kernels_if_late(loops: list[tuple[int, Loop]], externs: list[tuple[int, Extern]]) -> int:
+    """How many kernels there would be if every loop ran as *late* as its readers allow
+    (given: it tells ``fuse`` where the count depends on the placement)."""
+    last = max([lv for lv, _ in loops] + [lv for lv, _ in externs], default=0)
+    latest: dict[str, int] = {}
+    for level, extern in externs:
+        for arg in extern.args:
+            latest[arg[0]] = min(latest.get(arg[0], last), level - 1)
+    levels = set()
+    for _, loop in reversed(loops):  # readers come after what they read
+        level = latest.get(loop.buffer.name, last)
+        levels.add(level)
+        for name in _reads(loop):
+            latest[name] = min(latest.get(name, last), level)
+    return len(levels)
 
 
 class _Reads:
@@ -1819,6 +1826,18 @@ def _reads(loop: Loop) -> set[str]:
     finally:
         _Ops.handler = before
     return reads.names
+
+
+def _live(graph: torch.fx.Graph) -> set[torch.fx.Node]:
+    """The nodes some output needs (given)."""
+    live: set[torch.fx.Node] = set()
+    stack = [graph.output_node()]
+    while stack:
+        node = stack.pop()
+        if node not in live:
+            live.add(node)
+            stack.extend(node.all_input_nodes)
+    return live
 
 
 def lower(gm: torch.fx.GraphModule) -> Lowered:

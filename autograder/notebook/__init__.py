@@ -143,6 +143,13 @@ TASK_TITLES: dict[str, dict[str, str]] = {
         "6.3": "graph breaks: print, branches on tensors, resuming",
         "6.4": "guards: TENSOR_MATCH, EQUALS_MATCH, lists, aliasing, grad mode",
         "6.5": "the cache: recompiles, the limit, automatic dynamic shapes",
+        "6.6": "ATen tracing: a dispatch mode under FakeTensorMode",
+        "6.7": "functionalization: no mutation, views replayed",
+        "6.8": "decompositions: big ops written with small ones",
+        "6.9": "the partition: the joint graph cut into forward and backward",
+        "6.10": "a loop IR and fusion: kernels and extern calls",
+        "6.11": "code generation: Python kernels and a wrapper",
+        "6.12": 'backend="labdev": the whole stack training a model',
     },
 }
 

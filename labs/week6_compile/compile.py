@@ -1190,24 +1190,29 @@ class Lowering:
     def run(self, gm: torch.fx.GraphModule) -> Lowered:
         raise NotImplementedError("Lowering.run (Task 6.10)")
 
-    def fuse(self, outputs: list[str]) -> list[Kernel | Extern]:
-        """The steps: level by level, the extern calls of the level, then one kernel of the
-        level's loops. A loop runs as *late* as it can: at the level of its earliest reader
-        (an extern call reads it one level earlier), or the last level if only outputs
-        read it; so loops that need not come first wait and fuse with later ones."""
+    def fuse(self) -> list[Kernel | Extern]:
+        """The steps: level by level, the extern calls of the level, then one kernel of all
+        the level's loops. A loop's level is that of the latest buffer it reads (it runs as
+        soon as it can), so a loop no extern call waits for still joins the first kernel it
+        can: Inductor's scheduler fuses it there too (``Scheduler.fuse_nodes``)."""
         raise NotImplementedError("Lowering.fuse (Task 6.10)")
 
 
-def _live(graph: torch.fx.Graph) -> set[torch.fx.Node]:
-    """The nodes some output needs (given)."""
-    live: set[torch.fx.Node] = set()
-    stack = [graph.output_node()]
-    while stack:
-        node = stack.pop()
-        if node not in live:
-            live.add(node)
-            stack.extend(node.all_input_nodes)
-    return live
+def _kernels_if_late(loops: list[tuple[int, Loop]], externs: list[tuple[int, Extern]]) -> int:
+    """How many kernels there would be if every loop ran as *late* as its readers allow
+    (given: it tells ``fuse`` where the count depends on the placement)."""
+    last = max([lv for lv, _ in loops] + [lv for lv, _ in externs], default=0)
+    latest: dict[str, int] = {}
+    for level, extern in externs:
+        for arg in extern.args:
+            latest[arg[0]] = min(latest.get(arg[0], last), level - 1)
+    levels = set()
+    for _, loop in reversed(loops):  # readers come after what they read
+        level = latest.get(loop.buffer.name, last)
+        levels.add(level)
+        for name in _reads(loop):
+            latest[name] = min(latest.get(name, last), level)
+    return len(levels)
 
 
 class _Reads:
@@ -1232,6 +1237,18 @@ def _reads(loop: Loop) -> set[str]:
     finally:
         _Ops.handler = before
     return reads.names
+
+
+def _live(graph: torch.fx.Graph) -> set[torch.fx.Node]:
+    """The nodes some output needs (given)."""
+    live: set[torch.fx.Node] = set()
+    stack = [graph.output_node()]
+    while stack:
+        node = stack.pop()
+        if node not in live:
+            live.add(node)
+            stack.extend(node.all_input_nodes)
+    return live
 
 
 def lower(gm: torch.fx.GraphModule) -> Lowered:
