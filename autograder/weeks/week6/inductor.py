@@ -68,7 +68,7 @@ def task_6_10_views_need_no_kernel(lib: Any) -> Any:
 # ---- Task 6.11: code generation -----------------------------------------------------------------
 
 
-@case(W, points=2, tasks="6.11")
+@case(W, points=2, tasks=("6.10", "6.11"))
 def task_6_11_generated_code_computes_the_graph(lib: Any) -> Any:
     """The generated module's ``call`` returns what the program computes: a pointwise chain,
     softmax, ``mm`` with an epilogue, a reduction to a 0-d tensor."""
@@ -80,7 +80,7 @@ def task_6_11_generated_code_computes_the_graph(lib: Any) -> Any:
     }
 
 
-@case(W, points=2, tasks="6.11")
+@case(W, points=2, tasks=("6.10", "6.11"))
 def task_6_11_strided_inputs_and_broadcasting(lib: Any) -> Any:
     """Loads follow each input's strides (a transposed input, a slice with an offset) and
     broadcast (a row, a column); reductions keep or drop their dims."""
@@ -96,7 +96,7 @@ def task_6_11_strided_inputs_and_broadcasting(lib: Any) -> Any:
     }
 
 
-@case(W, points=1, tasks="6.11")
+@case(W, points=1, tasks=("6.10", "6.11"))
 def task_6_11_several_results_and_views_of_results(lib: Any) -> Any:
     """Several results, one of them a view of a computed buffer, one an input's view."""
 
@@ -136,7 +136,7 @@ def _train(lib: Any, backend: Any, steps: int = 3) -> dict[str, Any]:
     return {"losses": close(losses, eager_losses), "weights": close(params, eager_params)}
 
 
-@case(W, points=1, tasks="6.12")
+@case(W, points=1, tasks=("6.8", "6.10", "6.11", "6.12"))
 def task_6_12_labdev_is_a_registered_backend(lib: Any) -> Any:
     """After ``register_labdev()`` (twice: the second changes nothing) ``"labdev"`` is one of
     ``torch._dynamo.list_backends()``, and ``torch.compile(f, backend="labdev")`` runs."""
@@ -149,7 +149,7 @@ def task_6_12_labdev_is_a_registered_backend(lib: Any) -> Any:
     return {"listed": listed, "computes f": close(out, (X.sin() * 2).sum(1))}
 
 
-@case(W, points=3, tasks="6.12")
+@case(W, points=3, tasks=("6.8", "6.9", "6.10", "6.11", "6.12"))
 def task_6_12_mlp_trains_as_eager(lib: Any) -> Any:
     """An MLP trained three SGD steps through ``torch.compile(backend=labdev_backend)``: the
     forward and backward graphs both go through your partition and your kernels; the losses
@@ -157,7 +157,7 @@ def task_6_12_mlp_trains_as_eager(lib: Any) -> Any:
     return guard(lambda: unwrapped(_train, lib, lib.labdev_backend))
 
 
-@case(W, points=2, tasks="6.12")
+@case(W, points=2, tasks=("6.8", "6.9", "6.10", "6.11", "6.12"))
 def task_6_12_graph_breaks_and_softmax_under_labdev(lib: Any) -> Any:
     """A function that breaks (a ``print``) gives two graphs, each compiled by labdev; one
     with softmax and a reduction backpropagates through your decompositions."""
