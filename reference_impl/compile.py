@@ -1746,6 +1746,13 @@ class Lowering:
                         in_memory(out)  # an output returned twice is stored once
                     outputs.append(env[out].layout if out is not None else None)
             elif node.target in POINTWISE:
+                if node.target is ATEN.add.Tensor and any(
+                    a.target is ATEN.mm.default for a in node.all_input_nodes
+                ):
+                    raise NotImplementedError(
+                        "mm + a tensor: Inductor rewrites it into one addmm call (a pattern in "
+                        "torch/_inductor/fx_passes/post_grad.py), which this lab does not model"
+                    )
                 env[node] = self.pointwise(node.target, value(node.args), node.kwargs, val.dtype)
             elif node.target in _VIEW_LOWERINGS:
                 env[node] = self.view(node.target, env[node.args[0]], value(node.args[1:]))

@@ -16,6 +16,19 @@ Three kinds of program, drawn in turn:
   ``mark_dynamic``, ``reset``) through ``LabCompiler`` and through ``torch.compile``.
   Compared: the results and the compile count after each call.
 
+Five more kinds for part 2, each a random function of ``x``, ``y`` (m, n), ``w`` (n, k) and
+``v`` (n,) made of pointwise ops, broadcasting, reductions (kept dims or not, to 0-d),
+softmax and log_softmax, ``@`` and ``t()``:
+
+- ``trace``: ``aten_trace`` against ``make_fx(tracing_mode="fake")``: calls, shapes, values;
+- ``functional``: with in-place ops on inputs, intermediates and views of them:
+  ``functionalize`` against AOTAutograd's forward graph;
+- ``decompose``: ``make_fx`` with your table against torch's: calls and values;
+- ``joint``: some inputs needing grad: ``aot_function`` with your ``partition`` against
+  ``default_partition``: both graphs' calls, the saved values, the gradients;
+- ``fusion``: ``lower`` against the code Inductor writes (kernels, extern calls), and
+  ``compile_graph``'s results against eager.
+
 ``EXCLUDED`` lists what the generator leaves out, with the reason.
 """
 
@@ -39,6 +52,13 @@ EXCLUDED = {
     ),
     "mark_dynamic on a size-1 dim": "Dynamo raises a ConstraintViolation: nothing to compare",
     "breaks inside LabCompiler": "LabCompiler compiles straight-line functions only",
+    "dtypes other than float32 in part 2": (
+        "torch's decompositions insert casts for half types (pw_cast_for_opmath); the lab's "
+        "lowering computes in the inputs' dtype"
+    ),
+    "slices, gathers and data-dependent shapes in part 2": (
+        "functionalization writes them back with *_scatter ops; the lowering has no indexing"
+    ),
 }
 
 UNARY = [

@@ -7,8 +7,11 @@
   and whether they agree: the same number of graphs, the same calls in each, in order
   (named as the week's checks name them: ``torch.sin``, ``operator.add``, ``method relu``),
   and the same number of inputs.
-- ``compare_table(rows)``: small answers (counts, guard decisions, compile counts) of torch and
-  of your module, one row per question.
+- ``compare_table(rows)``: small answers (counts, guard decisions, compile counts, tensors) of
+  torch and of your module, one row per question.
+- ``draw_steps(lowered)``: what your ``lower`` made of an ATen graph (part 2, Task 6.10): its
+  inputs, its steps in order (each fused kernel with its loops, each extern call) and its
+  outputs, one row per loop or call, with each loop's element written out as text.
 
 A side is a ``GraphModule`` or ``torch.fx.Graph``, a list of them, anything with a ``graphs``
 attribute or key (your ``Captured``, ``explain``'s dict), or a function of no arguments that
@@ -99,17 +102,20 @@ def _nodes(gm: Any) -> list[Any]:
 
 def target_name(node: Any) -> str:
     """A node's target as a short readable name: ``torch.sin``, ``operator.add``,
-    ``torch.nn.functional.relu``, a method's name, a placeholder's name."""
+    ``torch.nn.functional.relu``, an ATen overload as torch prints it (``aten.add.Tensor``),
+    a method's name, a placeholder's name."""
     target = node.target
     if isinstance(target, str):
         return target
+    import torch
+
+    if isinstance(target, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)):
+        return str(target)
     name = getattr(target, "__name__", None)
     if name is None:
         return str(target)
     if getattr(operator, name, None) is target:
         return f"operator.{name}"
-    import torch
-
     if getattr(torch, name, None) is target:
         return f"torch.{name}"
     module = getattr(target, "__module__", None)
@@ -281,7 +287,9 @@ def compare_table(
 ) -> HTML:
     """One row per question: ``rows`` maps a label to (torch's answer, yours), each a value or
     a function of no arguments giving it. Shows both and marks each row the same, different
-    or not implemented yet; the line under the table sums it up. Never raises."""
+    or not implemented yet; the line under the table sums it up. Tensors and floats are the
+    same when they are close (``_same``): a compiled graph may sum in another order. Never
+    raises."""
     try:
         lines, verdicts = [], []
         for label, (ours_fn, yours_fn) in rows.items():
@@ -293,10 +301,7 @@ def compare_table(
                 same = same and ours.error.split(":")[0] == theirs.error.split(":")[0]
                 verdict = "same" if same else "differ"
             else:
-                try:
-                    verdict = "same" if bool(ours.value == theirs.value) else "differ"
-                except Exception:  # noqa: BLE001 - values that cannot be compared differ
-                    verdict = "differ"
+                verdict = "same" if _same(ours.value, theirs.value) else "differ"
             if verdict != "not-implemented":
                 mark, color = ("same", "#1a7f37") if verdict == "same" else ("different", "#cf222e")
             verdicts.append(verdict)
@@ -328,6 +333,166 @@ def compare_table(
         )
     except Exception as exc:  # noqa: BLE001 - a table never stops the notebook
         return _error("torchlab-values", f"this table cannot be shown ({_first_line(exc)})")
+
+
+class _TextOps:
+    """An ``ops`` handler that writes each call as text (as Inductor's ``MockHandler`` does):
+    ``load(x_1, i0*6 + i1)``, ``sin(...)``, ``add(..., 1.0)``."""
+
+    def load(self, name: str, index: str) -> str:
+        return f"load({name}, {index})"
+
+    def constant(self, value: Any, *_: Any) -> str:
+        return repr(value)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return lambda *args: f"{name}({', '.join(str(a) for a in args)})"
+
+
+def _loop_text(loop: Any) -> str:
+    """One loop's element as text, ``inner`` run with ``_TextOps`` installed in the ``ops`` of
+    the module that made it (``i0, i1...`` the loop's indices, ``r0...`` the reduced ones);
+    ``""`` when it cannot be written out."""
+    inner = getattr(loop, "inner", None)
+    ops_class = getattr(inner, "__globals__", {}).get("_Ops")
+    if ops_class is None or not hasattr(ops_class, "handler"):
+        return ""
+    ranges = tuple(getattr(loop, "ranges", ()))
+    reduced = tuple(getattr(loop, "reduction_ranges", ()) or ())
+    index = [f"i{d}" for d in range(len(ranges))] + [f"r{d}" for d in range(len(reduced))]
+    before = ops_class.handler
+    ops_class.handler = _TextOps()
+    try:
+        return str(inner(index))
+    except Exception as exc:  # noqa: BLE001 - shown, not raised
+        inner_exc = _unwrap(exc)
+        if isinstance(inner_exc, NotImplementedError):
+            return f"(not implemented yet: {inner_exc})"
+        return f"({_first_line(inner_exc)})"
+    finally:
+        ops_class.handler = before
+
+
+def _layout_text(layout: Any) -> str:
+    """An extern call's argument or an output: a name, or (name, sizes, strides, offset)
+    written as ``name`` or ``name as (sizes) stride (strides) offset k``."""
+    if isinstance(layout, (tuple, list)) and len(layout) == 4:
+        name, sizes, strides, offset = layout
+        text = f"{name} {tuple(sizes)} stride {tuple(strides)}"
+        return f"{text} offset {offset}" if offset else text
+    return str(layout)
+
+
+def _steps_rows(lowered: Any) -> list[tuple[str, str, str, str]]:
+    """(step, buffer, what, element) for each loop of each kernel and each extern call."""
+    rows = []
+    for step in lowered.steps:
+        loops = getattr(step, "loops", None)
+        if loops is None:  # an extern call
+            args = ", ".join(_layout_text(a) for a in step.args)
+            buffer = step.buffer
+            rows.append(
+                (
+                    f"extern {step.op}",
+                    f"{buffer.name} {tuple(buffer.shape)}",
+                    f"{step.op}({args})",
+                    "",
+                )
+            )
+            continue
+        for loop in loops:
+            kind = getattr(loop, "reduction_type", None)
+            what = f"pointwise over {tuple(loop.ranges)}"
+            if kind:
+                what = (
+                    f"{kind} over {tuple(loop.reduction_ranges)} for each of {tuple(loop.ranges)}"
+                )
+            buffer = loop.buffer
+            rows.append((step.name, f"{buffer.name} {tuple(buffer.shape)}", what, _loop_text(loop)))
+    return rows
+
+
+def draw_steps(lowered: Any, title: str = "") -> HTML:
+    """What ``lower`` made of a graph (Task 6.10): the inputs, then one row per step in the
+    order ``call`` runs them (each loop of a fused kernel, with the buffer it fills and its
+    element written out; each extern call), then the outputs. ``lowered`` is a ``Lowered``
+    or a function of no arguments giving one (an unwritten task is "not implemented yet").
+    Never raises."""
+    try:
+        side = _attempt(lowered)
+        head = f"<div style='font-weight:bold'>{html.escape(title)}</div>" if title else ""
+        if side.error:
+            return HTML(f"<div class='torchlab-steps'>{head}{_error_panel(side)}</div>")
+        value = side.value
+        rows = _steps_rows(value)
+        kernels = sum(1 for s in value.steps if hasattr(s, "loops"))
+        externs = [str(s.op) for s in value.steps if not hasattr(s, "loops")]
+        inputs = ", ".join(f"{b.name} {tuple(b.shape)}" for b in value.inputs)
+        outputs = ", ".join(_layout_text(o) for o in value.outputs)
+        colors = {True: "#dcfce7", False: "#fed7aa"}
+        body = "".join(
+            "<tr>"
+            + "".join(
+                f"<td style='{_CELL};background:{colors[not step.startswith('extern')]};"
+                f"font-family:monospace'>{html.escape(c)}</td>"
+                for c in (step, buffer, what, element)
+            )
+            + "</tr>"
+            for step, buffer, what, element in rows
+        )
+        cells = ("step", "buffer", "what", "one element")
+        header = "".join(f"<th style='{_CELL}'>{h}</th>" for h in cells)
+        summary = (
+            f"{kernels} {'kernel' if kernels == 1 else 'kernels'}, extern calls {externs}"
+            f"; inputs: {inputs or 'none'}; outputs: {outputs or 'none'}"
+        )
+        return HTML(
+            f"<div class='torchlab-steps'>{head}"
+            f"<table style='border-collapse:collapse;margin-bottom:4px'><tr>{header}</tr>"
+            f"{body}</table><div style='font-family:monospace'>{html.escape(summary)}</div></div>"
+        )
+    except Exception as exc:  # noqa: BLE001 - a drawing never stops the notebook
+        return _error("torchlab-steps", f"these steps cannot be drawn ({_first_line(exc)})")
+
+
+def _same(ours: Any, theirs: Any, atol: float = 1e-5) -> bool:
+    """Whether two answers agree: tensors of the same shape and dtype whose values are close
+    (``torch.allclose`` within ``atol``), floats close, lists, tuples and dicts item by item,
+    anything else equal. Never raises: what cannot be compared differs."""
+    try:
+        import torch
+
+        if isinstance(ours, torch.Tensor) or isinstance(theirs, torch.Tensor):
+            return (
+                isinstance(ours, torch.Tensor)
+                and isinstance(theirs, torch.Tensor)
+                and ours.shape == theirs.shape
+                and ours.dtype == theirs.dtype
+                and bool(
+                    torch.allclose(
+                        ours.detach(), theirs.detach(), atol=atol, rtol=1e-5, equal_nan=True
+                    )
+                )
+            )
+        if type(ours) is float or type(theirs) is float:
+            if not isinstance(ours, (int, float)) or not isinstance(theirs, (int, float)):
+                return False
+            return abs(ours - theirs) <= atol + 1e-5 * abs(theirs)
+        if isinstance(ours, (list, tuple)) and isinstance(theirs, (list, tuple)):
+            return (
+                type(ours) is type(theirs)
+                and len(ours) == len(theirs)
+                and all(_same(a, b, atol) for a, b in zip(ours, theirs, strict=True))
+            )
+        if isinstance(ours, Mapping) and isinstance(theirs, Mapping):
+            return ours.keys() == theirs.keys() and all(
+                _same(ours[k], theirs[k], atol) for k in ours
+            )
+        return bool(ours == theirs)
+    except Exception:  # noqa: BLE001 - values that cannot be compared differ
+        return False
 
 
 def _verdict_line(verdict: str, line: str) -> str:
