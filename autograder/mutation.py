@@ -3,8 +3,9 @@
 A *mutant* is the reference engine with one piece of its source replaced: one mistake a
 learner could make (an off-by-one, a forgotten special case, a check that never raises...).
 Each mutant is written to a folder of its own and checked with ``run_week`` on the public
-cases, like a learner's submission. It is *caught* when at least one case does not pass;
-a mutant that cannot even be imported is a broken mutant, not a caught one.
+cases, like a learner's submission. It is *caught* when at least one case does not pass
+(its check stops at the first such case: the cases after it cannot change the verdict); a
+mutant that cannot even be imported is a broken mutant, not a caught one.
 
     python -m autograder.mutation week1 [--jobs 2]
 
@@ -58,7 +59,8 @@ class MutantResult(NamedTuple):
 
     mutant: Mutant
     caught: bool
-    failing: tuple[str, ...]  # names of the cases that did not pass, in case order
+    # the cases that did not pass, in case order: the first alone (its check stopped there)
+    failing: tuple[str, ...]
     problems: tuple[str, ...] = ()
 
 
@@ -106,12 +108,15 @@ def apply_to(w: Week, source: Sources, mutant: Mutant) -> dict[str, str]:
     return files
 
 
-def check_source(w: Week, source: Sources) -> Report:
-    """Check ``source`` as the week's engine (public cases only), from a folder of its own."""
+def check_source(w: Week, source: Sources, stop_at_first_failure: bool = False) -> Report:
+    """Check ``source`` as the week's engine (public cases only), from a folder of its own.
+    ``stop_at_first_failure``: as ``run_week``'s (the report ends at the first failing case)."""
     with tempfile.TemporaryDirectory(prefix=f"torchlab-mutant-{w.name}-") as folder:
         for name, text in _files(w, source).items():
             (Path(folder) / name).write_text(text)
-        return run_week(w, folder, include_hidden=False)
+        return run_week(
+            w, folder, include_hidden=False, stop_at_first_failure=stop_at_first_failure
+        )
 
 
 def _failing(report: Report) -> tuple[str, ...]:
@@ -119,12 +124,13 @@ def _failing(report: Report) -> tuple[str, ...]:
 
 
 def run_mutant(w: Week, mutant: Mutant, source: Sources | None = None) -> MutantResult:
-    """Check one mutant of ``source`` (default: the week's reference)."""
+    """Check one mutant of ``source`` (default: the week's reference). Its check stops at its
+    first failing case (``failing`` then names that case alone); a survivor runs every case."""
     mutated = apply_to(w, reference_sources(w) if source is None else source, mutant)
-    report = check_source(w, mutated)
+    report = check_source(w, mutated, stop_at_first_failure=True)
     if report.problems or any(r.status == "timeout" for r in report.results):
         # A busy machine can stop an import or a case on time alone: look again, once.
-        report = check_source(w, mutated)
+        report = check_source(w, mutated, stop_at_first_failure=True)
     failing = _failing(report)
     problems = tuple(report.problems)
     return MutantResult(mutant, bool(failing) and not problems, failing, problems)

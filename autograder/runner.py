@@ -10,6 +10,7 @@ is ``labs.py``'s business.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,12 +37,18 @@ def run_week(
     select_cases: list[str] | None = None,
     include_hidden: bool = False,
     limits: Limits | None = None,
+    stop_at_first_failure: bool = False,
 ) -> Report:
     """Check one week's cases against an engine and return the report.
 
     ``select_cases`` keeps cases whose name contains one of the strings, or that check a task
     given as "1.4" (any task the case needs: cases that also need later tasks say "not
     implemented" until those are written).
+
+    ``stop_at_first_failure``: the run ends at the first case that does not pass, and the
+    report holds the cases up to and including it (all of them when every case passes). The
+    mutation score asks only whether a mutant fails a case, and which first; grading never
+    sets it.
     """
     limits = limits or Limits()
     path = resolve_impl(week, impl)
@@ -55,6 +62,7 @@ def run_week(
     if impl == "reference" and not present:
         report.problems.append("this copy of the course has no reference engine")
     expected = expected_observations(week, cases)
+    stop = _first_failure(cases, expected) if stop_at_first_failure else None
     library, build_problem = _build_native(week, path, limits) if present else (None, None)
     if build_problem:
         report.problems.append(build_problem)
@@ -81,14 +89,31 @@ def run_week(
             if not items:
                 continue
             problems = report.problems if not hidden else []
-            ran = run_engine(week, path, items, limits, problems, hidden, deadline, library)
+            ran = run_engine(week, path, items, limits, problems, hidden, deadline, library, stop)
             outcomes.update(ran)
             if hidden:
                 _neutral_hidden_problems(problems, report.problems)
+            if stop is not None and any(stop(i, outcome) for i, outcome in ran.items()):
+                break  # stopped at a failing case: nothing after it runs
     for c in cases:
-        report.results.append(_result(c, expected[c.id]["expected"], outcomes[c.id]))
+        if c.id in outcomes or stop is None:
+            report.results.append(_result(c, expected[c.id]["expected"], outcomes[c.id]))
     assign_blame(report.results)
     return report
+
+
+def _first_failure(cases: list[Case], expected: dict[str, Any]) -> Callable[[str, dict], bool]:
+    """``run_engine``'s stop: True for the outcome of a case that does not pass."""
+    by_id = {c.id: c for c in cases}
+    verdicts: dict[str, bool] = {}
+
+    def failed(case_id: str, outcome: dict[str, Any]) -> bool:
+        if case_id not in verdicts:
+            c = by_id[case_id]
+            verdicts[case_id] = _result(c, expected[c.id]["expected"], outcome).status != PASS
+        return verdicts[case_id]
+
+    return failed
 
 
 HIDDEN_PROBLEM = (

@@ -53,6 +53,10 @@ class Limits:
     announce_builds: bool = False  # say on stderr that a build runs, and for how long (a learner)
 
 
+# stop(case id, outcome) -> True: the run ends after that case (see run_engine)
+Stop = Callable[[str, dict[str, Any]], bool]
+
+
 def isolation_for(limits: Limits) -> str:
     """The isolation a run gets: ``isolation.BUBBLEWRAP`` or ``isolation.GUARD_ONLY``."""
     if limits.isolation == "none":
@@ -74,9 +78,12 @@ def run_engine(
     hidden: bool = False,
     run_deadline: float | None = None,
     library: Path | None = None,
+    stop: Stop | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Run ``items`` in workers; a worker that dies or hangs is replaced for the rest.
-    ``hidden``: the items are hidden cases (only such a worker can read their source)."""
+    ``hidden``: the items are hidden cases (only such a worker can read their source).
+    ``stop(case id, outcome)``: True ends the run after that case (the mutation score stops
+    at a mutant's first failing case); the items after it get no outcome."""
     outcomes: dict[str, dict[str, Any]] = {}
     pending = list(items)
     if run_deadline is None:
@@ -91,7 +98,9 @@ def run_engine(
                 outcomes[item["id"]] = {"status": "timeout", "message": message}
             break
         before = len(outcomes)
-        fresh = _run_worker(week, path, pending, limits, outcomes, run_deadline, hidden, library)
+        fresh = _run_worker(
+            week, path, pending, limits, outcomes, run_deadline, hidden, library, stop
+        )
         if fresh is None and len(outcomes) == before:  # died between cases: blame the next
             outcomes[pending[0]["id"]] = {"status": "crash", "message": "the worker died"}
         if fresh is not None:  # the module itself cannot be used: every case fails with it
@@ -99,6 +108,9 @@ def run_engine(
                 problems.append(fresh)
             for item in pending:
                 outcomes.setdefault(item["id"], {"status": "error", "message": fresh})
+        ran = [i["id"] for i in pending if i["id"] in outcomes]
+        if stop is not None and any(stop(case_id, outcomes[case_id]) for case_id in ran):
+            break
         pending = [i for i in pending if i["id"] not in outcomes]
     return outcomes
 
@@ -203,6 +215,7 @@ def _run_worker(
     run_deadline: float,
     hidden: bool = False,
     library: Path | None = None,
+    stop: Stop | None = None,
 ) -> str | None:
     """One worker over ``items``, filling ``outcomes``. Returns a module-level problem."""
     read_fd, write_fd = os.pipe()
@@ -253,6 +266,7 @@ def _run_worker(
                     run_deadline,
                     module,
                     engine_files(week, path, library),  # handed over as descriptors, never as text
+                    stop,
                 )
             finally:
                 os.close(read_fd)
@@ -282,7 +296,16 @@ def _run_worker(
         try:
             wanted = {item["id"] for item in items}
             return _supervise(
-                proc, read_fd, limits, outcomes, log_path, module, run_deadline, wanted, bool(jail)
+                proc,
+                read_fd,
+                limits,
+                outcomes,
+                log_path,
+                module,
+                run_deadline,
+                wanted,
+                bool(jail),
+                stop,
             )
         finally:
             os.close(read_fd)
@@ -330,6 +353,7 @@ def _run_forked(
     run_deadline: float,
     module: Path,
     files: dict[str, Path],
+    stop: Stop | None = None,
 ) -> str | None:
     """``_run_worker`` for a week whose module uses torch: the worker is a child of a fork
     server that imported torch once (zygote.py), in a sandbox built the same way: the same
@@ -354,7 +378,9 @@ def _run_forked(
         os.close(write_fd)
     try:
         wanted = {item["id"] for item in request["cases"]}
-        return _supervise(proc, read_fd, limits, outcomes, log_path, module, run_deadline, wanted)
+        return _supervise(
+            proc, read_fd, limits, outcomes, log_path, module, run_deadline, wanted, False, stop
+        )
     finally:
         _kill(proc)
         zygote.POOL.release(key, server)
@@ -380,9 +406,11 @@ def _supervise(
     run_deadline: float,
     wanted: set[str],
     isolated: bool = False,
+    stop: Stop | None = None,
 ) -> str | None:
     """Read the worker's events; stop it when a case overruns (the alarm may not fire
-    inside C code), when it dies, or when it sends more than the grader reads.
+    inside C code), when it dies, when it sends more than the grader reads, or when
+    ``stop`` says a case's outcome ends the run.
 
     Everything read is untrusted bytes: a line that is not a well-formed event of the case
     now running is ignored, and nothing in it can raise out of here."""
@@ -440,6 +468,10 @@ def _supervise(
             problem = _take(line, state, outcomes, wanted)
             if problem is not None:
                 return problem
+            if stop is not None and current is not None and state["current"] is None:
+                if current in outcomes and stop(current, outcomes[current]):
+                    _kill(proc)  # the cases after it are not wanted
+                    return None
             if state["current"] != current and state["current"] is not None:
                 deadline = time.monotonic() + limits.case_seconds + 2.0
             current = state["current"]

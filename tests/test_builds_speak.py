@@ -70,3 +70,18 @@ def test_a_check_says_a_build_runs_and_can_print_its_log(tmp_path):
     assert "building cpp_ops.cpp (about 10 s the first time)..." in run.stderr, run.stderr
     assert "the build ended after" in run.stderr
     assert "the compiler's output for cpp_ops.cpp:" in run.stdout, run.stdout[-2000:]
+
+
+def test_a_build_starts_the_compiler_without_torch():
+    """Every C++ week's build runs cpp_extension's compile and link commands directly (found
+    once and cached): a build that went through cpp_extension again would import torch first,
+    1.3 s of each of the ~200 builds of the mutation score."""
+    from autograder.weeks import WEEKS
+
+    for week in (w for w in WEEKS.values() if w.native_sources):
+        commands = native.build_commands(week.native_library)
+        assert commands is not None, week.name
+        assert commands["cflags"].count(native.EXTRA_FLAGS) == 1
+        assert set(native.cflags(week.native_library)) <= set(commands["cflags"])
+        assert f"-DTORCH_EXTENSION_NAME={week.native_library}" in commands["cflags"]
+        assert "-shared" in commands["ldflags"]

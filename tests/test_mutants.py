@@ -17,6 +17,8 @@ from autograder.authoring import reference_tasks
 from autograder.mutation import (
     Mutant,
     apply,
+    apply_to,
+    check_source,
     format_table,
     load_mutants,
     mutation_score,
@@ -146,3 +148,19 @@ def test_a_mutant_that_does_not_import_is_not_caught():
     first_line = source.splitlines()[0]
     result = run_mutant(WEEKS["week1"], _mutant(first_line, "this is not python"), source)
     assert not result.caught and result.problems
+
+
+def test_a_mutants_check_stops_at_its_first_failing_case():
+    """A mutant is caught at its first failing case: the score's check stops there, and names
+    the same first failing case as a check of every case."""
+    week = WEEKS["week1"]
+    source = reference_source(week)
+    mutant = next(
+        m for m in load_mutants(week)[0] if m.name == "column-major strides (wrong stride order)"
+    )
+    full = check_source(week, apply_to(week, source, mutant))
+    failing = [r.name for r in full.results if r.status != "pass"]
+    assert len(failing) > 1, "pick a mutant that fails more than one case"
+    result = run_mutant(week, mutant, source)
+    assert result.caught and result.failing == (failing[0],)
+    assert format_table([result]).splitlines()[2].endswith(failing[0])
