@@ -50,6 +50,7 @@ which is why it can compile without running anything twice.
 from __future__ import annotations
 
 import dis
+import math
 import operator
 import types
 from collections.abc import Callable, Iterator
@@ -1119,6 +1120,16 @@ def is_inplace(target: Any) -> bool:
     return first.alias_info is not None and first.alias_info.is_write and not first.kwarg_only
 
 
+def _is_view(target: Any) -> bool:
+    """Whether an ATen overload returns a view of its first argument (its schema marks the
+    result ``Tensor(a)``, read-only): ``select``, ``slice``, ``expand``... (given)."""
+    schema = getattr(target, "_schema", None)
+    if schema is None or not schema.returns or not schema.arguments:
+        return False
+    out = schema.returns[0].alias_info
+    return out is not None and not out.is_write
+
+
 def out_of_place(target: Any) -> Any:
     """``aten.add_.Tensor`` -> ``aten.add.Tensor``: the functional twin of an in-place op
     (``torch/_subclasses/functional_tensor.py`` dispatches each in-place op to it)."""
@@ -1215,6 +1226,12 @@ def functionalize(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
                 graph.call_function(node.target, read(node.args), read(node.kwargs)),
                 clock,
             )
+        elif _is_view(node.target):
+            raise NotImplementedError(
+                f"{node.target} is a view this lab does not replay: torch's functionalization "
+                "writes through it with the matching *_scatter op (select_scatter, "
+                "slice_scatter) or copies it (expand_copy)"
+            )
         elif is_inplace(node.target):
             target = resolve(node.args[0])
             new = graph.call_function(out_of_place(node.target), read(node.args), read(node.kwargs))
@@ -1305,10 +1322,11 @@ def _addmm(
 
 
 def _t(x: torch.Tensor) -> torch.Tensor:
-    """``t`` is ``transpose(0, 1)`` (a 0-d or 1-d tensor is its own transpose).
+    """``t`` is ``transpose(0, 1)``; a 0-d or 1-d tensor is ``transpose(0, 0)``, a new view
+    of the same elements (never ``x`` itself: a view op must return a new tensor).
     ``torch/_refs/__init__.py`` (``t``)."""
     ### BEGIN SOLUTION
-    return torch.transpose(x, 0, 1) if x.dim() == 2 else x
+    return torch.transpose(x, 0, 1 if x.dim() == 2 else 0)
     ### END SOLUTION
 
 
@@ -1673,7 +1691,8 @@ class Lowering:
 
     def reduction(self, target: Any, x: Value, args: tuple, dtype: torch.dtype) -> Value:
         ### BEGIN SOLUTION
-        dims = args[0] if args and args[0] is not None else list(range(len(x.shape)))
+        # no dims (None, or an empty list) reduces over every dim, as torch.sum(x, [])
+        dims = args[0] if args and args[0] else list(range(len(x.shape)))
         dims = sorted({d % max(len(x.shape), 1) for d in dims}) if x.shape else []
         keepdim = bool(args[1]) if len(args) > 1 else False
         kept = [d for d in range(len(x.shape)) if d not in dims]
@@ -1990,6 +2009,8 @@ class PythonOps:
         return self.emit(f"{name}_flat[{index}]")
 
     def constant(self, value: Any) -> str:
+        if isinstance(value, float) and not math.isfinite(value):
+            return f"float({str(value)!r})"  # repr gives inf and nan: not Python names
         return repr(value)
 
     def __getattr__(self, name: str) -> Callable[..., str]:

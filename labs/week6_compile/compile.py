@@ -54,6 +54,7 @@ which is why it can compile without running anything twice.
 from __future__ import annotations
 
 import dis
+import math
 import operator
 import types
 from collections.abc import Callable, Iterator
@@ -787,6 +788,16 @@ def is_inplace(target: Any) -> bool:
     return first.alias_info is not None and first.alias_info.is_write and not first.kwarg_only
 
 
+def _is_view(target: Any) -> bool:
+    """Whether an ATen overload returns a view of its first argument (its schema marks the
+    result ``Tensor(a)``, read-only): ``select``, ``slice``, ``expand``... (given)."""
+    schema = getattr(target, "_schema", None)
+    if schema is None or not schema.returns or not schema.arguments:
+        return False
+    out = schema.returns[0].alias_info
+    return out is not None and not out.is_write
+
+
 def out_of_place(target: Any) -> Any:
     """``aten.add_.Tensor`` -> ``aten.add.Tensor``: the functional twin of an in-place op
     (``torch/_subclasses/functional_tensor.py`` dispatches each in-place op to it)."""
@@ -880,7 +891,8 @@ def _addmm(
 
 
 def _t(x: torch.Tensor) -> torch.Tensor:
-    """``t`` is ``transpose(0, 1)`` (a 0-d or 1-d tensor is its own transpose).
+    """``t`` is ``transpose(0, 1)``; a 0-d or 1-d tensor is ``transpose(0, 0)``, a new view
+    of the same elements (never ``x`` itself: a view op must return a new tensor).
     ``torch/_refs/__init__.py`` (``t``)."""
     raise NotImplementedError("_t")
 
@@ -1334,6 +1346,8 @@ class PythonOps:
         return self.emit(f"{name}_flat[{index}]")
 
     def constant(self, value: Any) -> str:
+        if isinstance(value, float) and not math.isfinite(value):
+            return f"float({str(value)!r})"  # repr gives inf and nan: not Python names
         return repr(value)
 
     def __getattr__(self, name: str) -> Callable[..., str]:

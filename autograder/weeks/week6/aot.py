@@ -205,7 +205,8 @@ def task_6_8_softmax_and_log_softmax(lib: Any) -> Any:
 @case(W, points=2, tasks="6.8")
 def task_6_8_linear_and_gelu_backward(lib: Any) -> Any:
     """``F.linear`` is ``t`` and ``addmm``: both decomposed (``transpose``; ``mm``, the scalings,
-    ``add``), with ``beta`` and ``alpha`` too; ``gelu_backward`` called directly."""
+    ``add``), with ``beta`` and ``alpha`` too; ``gelu_backward`` called directly; ``t`` of a
+    1-d tensor is ``transpose(0, 0)``, a view, never the tensor itself."""
     x, w, b = inputs(3, 4), inputs(5, 4, start=0.2), inputs(5, start=0.1)
     g = inputs(3, 4, start=0.7)
     return {
@@ -216,6 +217,7 @@ def task_6_8_linear_and_gelu_backward(lib: Any) -> Any:
             )
         ),
         "gelu_backward": guard(lambda: decomposed(lib, aten.gelu_backward.default, g, x)),
+        "t of a vector": guard(lambda: decomposed(lib, lambda b: b.t() * 2, b)),
     }
 
 

@@ -71,12 +71,15 @@ def task_6_10_views_need_no_kernel(lib: Any) -> Any:
 @case(W, points=2, tasks=("6.10", "6.11"))
 def task_6_11_generated_code_computes_the_graph(lib: Any) -> Any:
     """The generated module's ``call`` returns what the program computes: a pointwise chain,
-    softmax, ``mm`` with an epilogue, a reduction to a 0-d tensor."""
+    softmax, ``mm`` with an epilogue, a reduction to a 0-d tensor, a constant that is not a
+    finite number, a sum over an empty list of dims (torch reduces every dim)."""
     return {
         "pointwise": guard(lambda: generated(lib, lambda x, y: ((x.sin() + 1) * y).relu(), X, Y)),
         "softmax": guard(lambda: generated(lib, lambda x: torch.softmax(x, -1), X)),
         "mm relu": guard(lambda: generated(lib, lambda x, w: (x @ w).relu() + 1, X, WT)),
         "sum": guard(lambda: generated(lib, lambda x: (x * x).sum(), X)),
+        "infinity": guard(lambda: generated(lib, lambda x: x.exp() * float("inf"), X)),
+        "sum over no dims": guard(lambda: generated(lib, lambda x: x.sum([]) + 1, X)),
     }
 
 
