@@ -158,6 +158,42 @@ def task_6_7_views_read_after_their_base_changed(lib: Any) -> Any:
     }
 
 
+@case(W, points=2, tasks="6.7")
+def task_6_7_writes_through_chains_of_views(lib: Any) -> Any:
+    """Writes through a permute that is not its own inverse, through an unsqueeze, through a
+    view of a view (each step undone, the last first), and a view read again after an
+    in-place op that read it: every one as AOTAutograd's graph has it."""
+    x3, x, sq = inputs(2, 3, 4), inputs(2, 3), inputs(3, 3)
+
+    def permuted(x: torch.Tensor) -> Any:
+        x.permute(1, 2, 0).mul_(inputs(3, 4, 2))
+        return x * 1
+
+    def unsqueezed(x: torch.Tensor) -> Any:
+        y = x.exp()
+        y.unsqueeze(0).add_(1)
+        return y
+
+    def view_of_view(x: torch.Tensor) -> Any:
+        y = x.sin()
+        y.view(3, 2).t().mul_(inputs(2, 3, start=0.5))
+        return y + 1
+
+    def reread(x: torch.Tensor) -> Any:
+        y = x.cos()
+        v = y.view(9)
+        y.mul_(2)
+        y.view(9).add_(v)  # reads v (stale since mul_) in the op that writes its base
+        return v * 1
+
+    return {
+        "permute": guard(lambda: functional(lib, permuted, x3)),
+        "unsqueeze": guard(lambda: functional(lib, unsqueezed, x)),
+        "view of a view": guard(lambda: functional(lib, view_of_view, x)),
+        "read again": guard(lambda: functional(lib, reread, sq)),
+    }
+
+
 @case(W, points=1, tasks="6.7")
 def task_6_7_several_mutated_inputs_in_input_order(lib: Any) -> Any:
     """Two inputs written in the opposite order, one of them twice: each comes back once,
@@ -218,6 +254,32 @@ def task_6_8_linear_and_gelu_backward(lib: Any) -> Any:
         ),
         "gelu_backward": guard(lambda: decomposed(lib, aten.gelu_backward.default, g, x)),
         "t of a vector": guard(lambda: decomposed(lib, lambda b: b.t() * 2, b)),
+    }
+
+
+@case(W, points=2, tasks="6.8")
+def task_6_8_edge_cases_of_the_table(lib: Any) -> Any:
+    """``addmm`` with ``beta=0`` ignores the bias (no ``add``: a nan bias cannot leak);
+    softmax of a transposed tensor makes it contiguous first (a ``clone``); the backward of
+    log_softmax reads probabilities, ``exp`` of its output."""
+    x, w = inputs(3, 4), inputs(5, 4, start=0.2)
+    nan_bias = torch.full((5,), float("nan"))
+    g = inputs(3, 4, start=0.7)
+    out = torch.log_softmax(x, 1)
+    return {
+        "addmm beta 0": guard(
+            lambda: decomposed(
+                lib, lambda b, x, w: torch.addmm(b, x, w.t(), beta=0), nan_bias, x, w
+            )
+        ),
+        "softmax of a transpose": guard(
+            lambda: decomposed(lib, lambda x: torch.softmax(x.t(), -1), x)
+        ),
+        "log_softmax backward": guard(
+            lambda: decomposed(
+                lib, lambda g, o: aten._log_softmax_backward_data(g, o, 1, torch.float32), g, out
+            )
+        ),
     }
 
 

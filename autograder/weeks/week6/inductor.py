@@ -16,7 +16,15 @@ import torch
 
 from autograder.cases import case
 from autograder.observe import guard
-from autograder.weeks.week6.common import W, close, fused, generated, inputs, unwrapped
+from autograder.weeks.week6.common import (
+    W,
+    aten_graph,
+    close,
+    fused,
+    generated,
+    inputs,
+    unwrapped,
+)
 
 X, Y = inputs(8, 6), inputs(8, 6, start=0.3)
 WT = inputs(6, 5, start=-0.2)
@@ -52,6 +60,13 @@ def task_6_10_mm_is_an_extern_call(lib: Any) -> Any:
         "before and after": guard(lambda: fused(lib, lambda x, w: (x.exp() @ w).tanh(), X, WT)),
         "mm only": guard(lambda: fused(lib, lambda x, w: x @ w, X, WT)),
     }
+
+
+@case(W, points=1, tasks="6.10")
+def task_6_10_a_reduction_after_mm_runs_after_it(lib: Any) -> Any:
+    """A reduction of ``mm``'s result and what follows it: one kernel, after the extern call
+    (a reduction's result is as late as what it reads)."""
+    return guard(lambda: fused(lib, lambda x, w: (x @ w).sum(0) * 2, X, WT))
 
 
 @case(W, points=1, tasks="6.10")
@@ -99,15 +114,46 @@ def task_6_11_strided_inputs_and_broadcasting(lib: Any) -> Any:
     }
 
 
+@case(W, points=2, tasks=("6.10", "6.11"))
+def task_6_11_views_of_computed_values(lib: Any) -> Any:
+    """Views of values that are computed, not loaded: a reshape (the flat index split again),
+    a permute that is not its own inverse, an expand with a new leading dim, a squeeze of a
+    dim that is not 1 (nothing happens), two reads of one input at two places, negative
+    reduction dims, a loop whose value does not depend on every loop variable (a row
+    broadcast down a matrix)."""
+    x3, sq = inputs(2, 3, 4), inputs(6, 6, start=0.2)
+    row = inputs(6, start=0.4)
+    return {
+        "reshape": guard(lambda: generated(lib, lambda x: (x.sin() * 2).view(6, 8) + 1, X)),
+        "permute": guard(lambda: generated(lib, lambda a: (a * 2).permute(1, 2, 0) + 1, x3)),
+        "expand": guard(lambda: generated(lib, lambda x, r: (r * 2).expand(8, 6) * x, X, row)),
+        "squeeze": guard(lambda: generated(lib, lambda x: (x * 2).squeeze(0) + 1, X)),
+        "two reads": guard(lambda: generated(lib, lambda s: s + s.t(), sq)),
+        "negative dims": guard(
+            lambda: generated(lib, lambda x: x.amax(-1, keepdim=True) + x.sum(-2, keepdim=True), X)
+        ),
+        "sum over -1": guard(lambda: generated(lib, lambda x: x.sum(-1) * 2, X)),
+        "a row broadcast": guard(lambda: generated(lib, lambda r: (r * 2).expand(8, 6) + 1, row)),
+    }
+
+
 @case(W, points=1, tasks=("6.10", "6.11"))
 def task_6_11_several_results_and_views_of_results(lib: Any) -> Any:
     """Several results, one of them a view of a computed buffer, one an input's view."""
 
     def f(x: torch.Tensor, y: torch.Tensor) -> Any:
         z = (x + y).cos()
-        return z, z.t(), y.t(), z.sum(0)
+        return z, z.t(), y.t(), z.sum(0), z
 
-    return guard(lambda: generated(lib, f, X, Y))
+    def run() -> dict[str, Any]:
+        out = generated(lib, f, X, Y)
+        compiled = lib.compile_graph(aten_graph(f, X, Y))
+        got = compiled([X, Y])
+        # a value returned twice is one buffer returned twice (Inductor: ``return (buf0, buf0)``)
+        out["returned twice is one tensor"] = got[0].data_ptr() == got[4].data_ptr()
+        return out
+
+    return guard(run)
 
 
 # ---- Task 6.12: backend="labdev" ----------------------------------------------------------------
