@@ -22,6 +22,8 @@ worker, inside the sandbox.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import importlib.metadata
 import json
@@ -36,6 +38,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -199,6 +202,27 @@ def build(
         return BuildResult(library, None, time.monotonic() - started, True)
     if failure.is_file():
         return BuildResult(None, failure.read_text(), time.monotonic() - started, True)
+    # The same source built by two processes at once (the two halves of a mutation score,
+    # two tests of one reference): the second waits for the first's result, up to its own
+    # time limit, instead of compiling it again beside it.
+    with _one_at_a_time(cache_root() / ".building" / folder.name, limits.seconds, unlink=True):
+        if library.is_file():
+            return BuildResult(library, None, time.monotonic() - started, True)
+        if failure.is_file():
+            return BuildResult(None, failure.read_text(), time.monotonic() - started, True)
+        return _build_now(name, data, folder, limits, hide, pch_from, started)
+
+
+def _build_now(
+    name: str,
+    data: dict[str, bytes],
+    folder: Path,
+    limits: BuildLimits,
+    hide: list[str] | None,
+    pch_from: Path | None,
+    started: float,
+) -> BuildResult:
+    """``build``'s work when the cache has no answer: compile, then keep the result."""
     with tempfile.TemporaryDirectory(prefix="torchlab-build-") as tmp:
         work = Path(tmp) / "work"
         work.mkdir()
@@ -283,6 +307,35 @@ class Announcer:
 def _ensure(path: Path) -> Path:
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+@contextlib.contextmanager
+def _one_at_a_time(lock: Path, seconds: float, unlink: bool = False) -> Iterator[bool]:
+    """Hold an exclusive lock on the file ``lock`` (made if need be), waiting at most
+    ``seconds`` for it; yields whether it is held (after the wait the caller goes on without
+    it: the lock saves repeated work, it never guards correctness, which the atomic renames
+    into the cache keep). ``unlink``: remove the file afterwards (a waiter that then takes
+    the lock on the removed file checks the cache first, so it finds the result all the
+    same)."""
+    fd = os.open(_ensure(lock.parent) / lock.name, os.O_RDWR | os.O_CREAT, 0o644)
+    held = False
+    try:
+        deadline = time.monotonic() + seconds
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                held = True
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    break
+                time.sleep(0.1)
+        yield held
+    finally:
+        if held and unlink:
+            with contextlib.suppress(OSError):
+                os.unlink(lock)
+        os.close(fd)  # releases the lock
 
 
 def _compile(
@@ -575,13 +628,32 @@ def precompiled_header(name: str, source: Path) -> Path | None:
     if (folder / f"{PCH_HEADER}.gch").is_file():
         folder.chmod(0o755)  # a root grader's builds run as uid 65534 (an older cache: 0700)
         return header
+    # Two processes that need the same header at once (the halves of a mutation score): the
+    # second waits for the first's instead of making its own beside it (17 s, 190 MB).
+    with _one_at_a_time(_ensure(folder.parent) / ".making", PCH_SECONDS):
+        if (folder / f"{PCH_HEADER}.gch").is_file():
+            return header
+        return _make_header(name, text, folder)
+
+
+PCH_SECONDS = 600  # the most a precompiled header may take to make (and a waiter waits)
+
+
+def _make_header(name: str, text: str, folder: Path) -> Path | None:
+    """``precompiled_header``'s work when the cache has none: make it into ``folder``."""
+    header = folder / PCH_HEADER
     staging = Path(tempfile.mkdtemp(prefix=f".{name}-pch-", dir=_ensure(folder.parent)))
     staging.chmod(0o755)  # readable by the build, which may run as another uid than ours
     (staging / PCH_HEADER).write_text(text)
     command = [sys.executable, "-m", "autograder.native", "--pch", name, str(staging / PCH_HEADER)]
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
     made = subprocess.run(
-        command, capture_output=True, env=env, timeout=600, check=False, stdin=subprocess.DEVNULL
+        command,
+        capture_output=True,
+        env=env,
+        timeout=PCH_SECONDS,
+        check=False,
+        stdin=subprocess.DEVNULL,
     )
     if made.returncode != 0 or not (staging / f"{PCH_HEADER}.gch").is_file():
         shutil.rmtree(staging, ignore_errors=True)
