@@ -15,6 +15,7 @@ import importlib.util
 import io
 import json
 import os
+import threading
 import warnings
 from pathlib import Path
 from typing import Any
@@ -115,12 +116,32 @@ def expected_observations(week: Week, cases: list[Case]) -> dict[str, dict[str, 
             )
         return {c.id: pinned[c.id] for c in cases}
     path = cache_dir() / f"{name}-{cache_key(name)}.json"
-    cached: dict[str, Any] = {}
-    if path.exists():
-        try:
-            cached = json.loads(path.read_text())
-        except (OSError, ValueError):
-            cached = {}  # a damaged cache is recomputed, never trusted
+    cached = _read_cache(path)
+    if all(c.id in cached for c in cases):
+        return {c.id: cached[c.id] for c in cases}
+    # One thread answers at a time (the mutation score checks mutants on threads): Dynamo,
+    # Inductor and redirect_stdout are not thread-safe (two Inductor compiles at once killed
+    # the process with SIGFPE). A thread that waited reads what the other one wrote.
+    with _ANSWERING:
+        cached = _read_cache(path)
+        _answer_missing(name, path, cached, cases)
+    return {c.id: cached[c.id] for c in cases}
+
+
+_ANSWERING = threading.Lock()
+
+
+def _read_cache(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}  # a damaged cache is recomputed, never trusted
+
+
+def _answer_missing(name: str, path: Path, cached: dict[str, Any], cases: list[Case]) -> None:
+    """Ask torch for the cases ``cached`` lacks, and write them to ``path``."""
     missing = [c for c in cases if c.id not in cached]
     if missing:
         if any(c.is_property for c in missing):
@@ -138,7 +159,6 @@ def expected_observations(week: Week, cases: list[Case]) -> dict[str, dict[str, 
                 expected = run_case(c, lib, examples)
             cached[c.id] = json.loads(json.dumps({"examples": examples, "expected": expected}))
         _write_atomically(path, cached)
-    return {c.id: cached[c.id] for c in cases}
 
 
 def _write_atomically(path: Path, data: Any) -> None:
