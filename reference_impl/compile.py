@@ -1515,7 +1515,6 @@ class Loop:
     inner: Callable[[Index], str]
     reduction_ranges: tuple[int, ...] = ()
     reduction_type: str | None = None
-    reads: set[str] = field(default_factory=set)  # the buffers it loads from
 
 
 @dataclass
@@ -1544,7 +1543,6 @@ class Lowered:
     inputs: list[Buffer]
     steps: list[Kernel | Extern]
     outputs: list[str]
-    strides: dict[str, tuple[tuple[int, ...], int]] = field(default_factory=dict)
 
 
 @dataclass

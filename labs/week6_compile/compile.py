@@ -1045,7 +1045,6 @@ class Loop:
     inner: Callable[[Index], str]
     reduction_ranges: tuple[int, ...] = ()
     reduction_type: str | None = None
-    reads: set[str] = field(default_factory=set)  # the buffers it loads from
 
 
 @dataclass
@@ -1074,7 +1073,6 @@ class Lowered:
     inputs: list[Buffer]
     steps: list[Kernel | Extern]
     outputs: list[str]
-    strides: dict[str, tuple[tuple[int, ...], int]] = field(default_factory=dict)
 
 
 @dataclass
