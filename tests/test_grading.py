@@ -20,6 +20,9 @@ from autograder.workers import Limits
 
 REPO = Path(__file__).resolve().parent.parent
 FAST = Limits(case_seconds=2.0, run_seconds=30.0)
+# Week 6's cases compile (Dynamo, AOTAutograd, generated kernels, an MLP trained on labdev):
+# one took over 2 s on a loaded 2-core machine; its limits stay those a class is graded with.
+COMPILING = {"week6": Limits()}
 GRADESCOPE_TEST_KEYS = {"score", "max_score", "status", "name", "number", "output", "tags"}
 GRADESCOPE_TEST_KEYS |= {"visibility"}
 VISIBILITY = {"hidden", "after_due_date", "after_published", "visible"}
@@ -49,7 +52,8 @@ def small_class(tmp_path_factory):
 @pytest.mark.parametrize("week", list(WEEKS))
 def test_class_outputs(small_class, tmp_path, week):
     out = tmp_path / "out"
-    reports = grading.grade_class(small_class, out, [WEEKS[week]], jobs=2, limits=FAST)
+    limits = COMPILING.get(week, FAST)
+    reports = grading.grade_class(small_class, out, [WEEKS[week]], jobs=2, limits=limits)
     assert {s: r["score"] for (s, _), r in reports.items()} == {
         "ann": max_points(week),
         "ben": 0,

@@ -151,6 +151,112 @@ WEEK6_MUTANTS: list[Mutant] = [
         "        self.entries: list[CacheEntry] = getattr(self, 'entries', [])",
         "forgets the cache hangs off the compiler",
     ),
+    # --- Task 6.6: ATen tracing -----------------------------------------------------------------
+    _m(
+        "6.6",
+        "tracer records prim ops",
+        '        if func.namespace == "prim":  # prim.device and friends read metadata: not'
+        " recorded\n            return out\n",
+        "",
+        "records metadata queries as graph nodes (make_fx does not)",
+    ),
+    _m(
+        "6.6",
+        "tuple items not bound",
+        "self.bind(item, self.graph.call_function(operator.getitem, (node, i)))",
+        "pass",
+        "forgets the getitem nodes of a multi-output op",
+    ),
+    # --- Task 6.7: functionalization ------------------------------------------------------------
+    _m(
+        "6.7",
+        "mutated inputs not returned",
+        "            news = tuple(current[p] for p in placeholders if p in written)",
+        "            news = ()",
+        "removes the mutation but loses the input's new value",
+    ),
+    _m(
+        "6.7",
+        "stale views never replayed",
+        "        if when < written.get(base, -1):  # the base changed since: replay the view on it",
+        "        if False:",
+        "a view read after its base changed keeps the old values",
+    ),
+    # --- Task 6.8: decompositions ---------------------------------------------------------------
+    _m(
+        "6.8",
+        "gelu without the half",
+        "    return x * 0.5 * (1 + torch.erf(x * _SQRT1_2))",
+        "    return x * (1 + torch.erf(x * _SQRT1_2))",
+        "drops the 0.5 of x * Phi(x)",
+    ),
+    _m(
+        "6.8",
+        "softmax without the max",
+        "    e = torch.exp(x - torch.amax(x, dim, keepdim=True))",
+        "    e = torch.exp(x)",
+        "same values on small inputs, other ops than torch's (and overflow on large ones)",
+    ),
+    # --- Task 6.9: the partition ----------------------------------------------------------------
+    _m(
+        "6.9",
+        "unused saved values kept",
+        "    saved = [n for n in saved if n.name in used]\n",
+        "",
+        "saves values the backward never reads",
+    ),
+    _m(
+        "6.9",
+        "tangents counted as forward",
+        '    forward = [n for n in nodes[: last + 1] if n.op != "output" and not _is_tangent(n)]',
+        '    forward = [n for n in nodes[: last + 1] if n.op != "output"]',
+        "puts the tangents among the forward nodes",
+    ),
+    # --- Task 6.10: the loop IR and fusion ------------------------------------------------------
+    _m(
+        "6.10",
+        "extern at the level of its arguments",
+        "        level = max(a.level for a in stored) + 1",
+        "        level = max(a.level for a in stored)",
+        "fuses the loops after mm with the loops before it",
+    ),
+    _m(
+        "6.10",
+        "dead nodes lowered",
+        '            if node not in live and node.op != "placeholder":',
+        "            if False:",
+        "lowers what no output needs (Inductor removes it)",
+    ),
+    # --- Task 6.11: code generation -------------------------------------------------------------
+    _m(
+        "6.11",
+        "reduction over the kept dims",
+        "        reduced = tuple(range(len(loop.ranges), len(dims)))",
+        "        reduced = tuple(range(len(loop.ranges)))",
+        "reduces over the kept dims instead of the reduction dims",
+    ),
+    _m(
+        "6.11",
+        "no flat view of a buffer",
+        '        lines += [f"    {_flat(n)}" for n in names]\n',
+        "",
+        "loads from <name>_flat without making it",
+    ),
+    # --- Task 6.12: backend="labdev" ------------------------------------------------------------
+    _m(
+        "6.12",
+        "labdev runs the graph as it is",
+        "    return backend(gm, example_inputs)\n",
+        "    return gm.forward\n",
+        "a backend that passes every value check by compiling nothing",
+    ),
+    _m(
+        "6.12",
+        "registered under another name",
+        '        register_backend(labdev_backend, name="labdev")',
+        '        register_backend(labdev_backend, name="lab_dev")',
+        'torch.compile(backend="labdev") cannot find it',
+    ),
 ]
 
 ACCEPTED_SURVIVORS: dict[str, str] = {}
