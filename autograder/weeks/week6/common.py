@@ -122,14 +122,23 @@ def unwrapped(fn: Any, *args: Any) -> Any:
 
 class CompileCounter:
     """A backend that counts compiles and runs the graph unchanged (both sides of a case
-    hand it to their compiler; ``torch._dynamo.testing.CompileCounter`` does the same)."""
+    hand it to their compiler; ``torch._dynamo.testing.CompileCounter`` does the same).
+    ``ran`` says which compile's graph each run used (1 for the first), so a case sees which
+    cache entry answered a call, not only whether one did."""
 
     def __init__(self) -> None:
         self.n = 0
+        self.ran: list[int] = []
 
     def __call__(self, gm: Any, example_inputs: list[Any]) -> Any:
         self.n += 1
-        return gm.forward
+        number, forward = self.n, gm.forward
+
+        def run(*args: Any) -> Any:
+            self.ran.append(number)
+            return forward(*args)
+
+        return run
 
 
 # ---- Part 2: ATen graphs, AOTAutograd and the lab's Inductor ------------------------------------

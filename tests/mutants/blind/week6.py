@@ -827,10 +827,6 @@ ACCEPTED_SURVIVORS: dict[str, str] = {
         "result are unchanged (Inductor's buffer count, which would show it, is not compared)"
     ),
     "no CSE": "common subexpressions change the generated source, not a result",
-    "entries tried oldest first": (
-        "which accepting entry runs changes neither a result nor a compile count: a compile "
-        "happens only when no entry accepts, whatever the order"
-    ),
     "handed-on values keep their old nodes": (
         "a dynamic int crosses a break only in capture(dynamic_ints=...) with a break, which "
         "LabCompiler never asks for (it refuses functions with breaks) and which Dynamo cannot "
