@@ -18,6 +18,10 @@ class Week:
     # "module:function" the fork server calls once after preloading, before it forks any
     # worker: first-call set-up inside the lab's libraries, paid once instead of per run.
     warm_up: str = ""
+    # "module:function" each worker calls after the fork, before the guard goes in: what a
+    # run needs that cannot be inherited and that the guard would refuse later (week 7 starts
+    # its rank threads: threads do not survive a fork, and submitted code may start none).
+    before_guard: str = ""
     # Where the expected answers come from: "torch" (run in the oracle on every cache miss) or
     # "pinned" (autograder/truth/<week>_pinned.json, for a week whose truth lives on a GPU;
     # see autograder/pinning.py).
@@ -164,6 +168,25 @@ WEEKS: dict[str, Week] = {
             "torch.fx",
         ),
         warm_up="autograder.weeks.week6.warm_up:warm_up",
+    ),
+    # Week 7, torch.distributed for a new chip: the learner's collective library over the
+    # course's interconnect, as a c10d backend that real DDP runs on. Ranks are threads of
+    # the worker, started before the guard (``world.start_pool``).
+    "week7": Week(
+        "week7",
+        "week7_c10d",
+        "c10d",
+        "torch.distributed: a collective library behind c10d",
+        forbid_modules=(),
+        preload=(
+            "numpy",
+            "torch",
+            "torch.distributed",
+            "torch.nn.parallel",
+            "torch.testing._internal.distributed.multi_threaded_pg",
+        ),
+        warm_up="autograder.weeks.week7.warm_up:warm_up",
+        before_guard="autograder.weeks.week7.world:start_pool",
     ),
 }
 

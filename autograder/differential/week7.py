@@ -1,0 +1,210 @@
+"""Week 7's random programs: collectives over random worlds, dtypes, shapes, ops and roots,
+called directly (Task 7.3) or through ``dist.*`` on the learner's backend (Task 7.4), and
+random parameter lists for DDP's bucket assignment (Task 7.5). Torch runs each on gloo
+(ranks as threads), the engine on its own library over the course's interconnect.
+
+Data are small integers (as floats or ints), so every order of summation gives the same bits:
+torch's ring and yours may add in different orders, and that is not a difference.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import torch
+import torch.distributed as dist
+
+from autograder.observe import raised
+from autograder.weeks.week7.world import World, run_world
+
+COLLECTIVES = ("broadcast", "reduce", "all_gather", "reduce_scatter", "all_reduce")
+OPS = ("SUM", "AVG", "MAX", "MIN", "PRODUCT")
+DTYPES = ("float32", "float64", "int32", "int64", "bfloat16")
+# What torch itself refuses is not drawn: AVG of an integer tensor (gloo divides in place, and
+# the quotient cannot be stored) is a case of its own (task_7_3_reduce_ops).
+EXCLUDED = {"AVG on integer dtypes": "an error on both sides, checked once by a public case"}
+
+
+def data(rank: int, shape: list[int], dtype: str, salt: int = 0, op: str = "SUM") -> torch.Tensor:
+    """Rank ``rank``'s input: small integers from a generator seeded by rank and salt (never
+    the global RNG: ranks are threads and would race for it). PRODUCT gets values in -2..2 so
+    that four ranks' product stays exact in bfloat16."""
+    g = torch.Generator().manual_seed(1000 * salt + rank)
+    low, high = (-2, 3) if op == "PRODUCT" else (-20, 21)
+    return torch.randint(low, high, shape, generator=g).to(getattr(torch, dtype))
+
+
+def plain(t: torch.Tensor) -> dict[str, Any]:
+    dtype = str(t.dtype).removeprefix("torch.")
+    return {"shape": list(t.shape), "dtype": dtype, "values": t.tolist()}
+
+
+# ---- drawing ------------------------------------------------------------------------------
+
+
+def _collective(rng: random.Random, through: str) -> dict[str, Any]:
+    kind = rng.choice(COLLECTIVES)
+    world_size = rng.choice((2, 3, 4))
+    dtype = rng.choice(DTYPES)
+    ops = [o for o in OPS if not (o == "AVG" and dtype.startswith("int"))]
+    shape = [rng.randint(0 if rng.random() < 0.1 else 1, 6) for _ in range(rng.randint(1, 3))]
+    return {
+        "kind": through,
+        "collective": kind,
+        "world_size": world_size,
+        "dtype": dtype,
+        "shape": shape,
+        "op": rng.choice(ops),
+        "root": rng.randrange(world_size),
+        "salt": rng.randrange(1000),
+        "async": through == "process_group" and rng.random() < 0.5,
+    }
+
+
+def _buckets(rng: random.Random) -> dict[str, Any]:
+    n = rng.randint(1, 9)
+    dtypes = rng.sample(["float32", "float64", "float16"], rng.choice((1, 1, 2)))
+    tensors = [
+        {"numel": rng.choice((1, 3, 10, 40, 100, 256, 1000)), "dtype": rng.choice(dtypes)}
+        for _ in range(n)
+    ]
+    limits = sorted(rng.sample([8, 40, 100, 400, 1024, 4000, 10**6], rng.randint(1, 3)))
+    sparse = [rng.random() < 0.15 for _ in range(n)] if rng.random() < 0.3 else []
+    # The order gradients became ready; torch closes leftover buckets of several dtypes in its
+    # hash map's order then, which the lab does not model: one dtype only.
+    indices = rng.sample(range(n), n) if len(dtypes) == 1 and rng.random() < 0.4 else []
+    return {"kind": "buckets", "tensors": tensors, "limits": limits, "sparse": sparse,
+            "indices": indices}  # fmt: skip
+
+
+KINDS: dict[str, Any] = {
+    "collective": lambda rng: _collective(rng, "collective"),
+    "process_group": lambda rng: _collective(rng, "process_group"),
+    "buckets": _buckets,
+}
+
+
+def generate(rng: random.Random) -> dict[str, Any]:
+    return KINDS[rng.choice(list(KINDS))](rng)
+
+
+# ---- running --------------------------------------------------------------------------------
+
+
+def _run_collective(lib: Any, p: dict[str, Any], w: World, call: Any) -> Any:
+    """One collective on rank ``w.rank``: what the rank's tensors hold afterwards."""
+    op = getattr(dist.ReduceOp, p["op"])
+    world_size, rank, root = p["world_size"], w.rank, p["root"]
+    mine = data(rank, p["shape"], p["dtype"], p["salt"], p["op"])
+    kind = p["collective"]
+    if kind == "broadcast":
+        call("broadcast", mine, root)
+        return plain(mine)
+    if kind == "reduce":
+        call("reduce", mine, root, op)
+        return plain(mine) if rank == root else None  # torch leaves the others unspecified
+    if kind == "all_reduce":
+        call("all_reduce", mine, op)
+        return plain(mine)
+    if kind == "all_gather":
+        out = [torch.zeros_like(mine) for _ in range(world_size)]
+        call("all_gather", out, mine)
+        return [plain(t) for t in out]
+    blocks = [
+        data(rank, p["shape"], p["dtype"], p["salt"] + 1 + i, p["op"]) for i in range(world_size)
+    ]
+    out = torch.zeros_like(mine)
+    call("reduce_scatter", out, blocks, op)
+    return {"output": plain(out), "inputs unchanged": all(
+        torch.equal(b, data(rank, p["shape"], p["dtype"], p["salt"] + 1 + i, p["op"]))
+        for i, b in enumerate(blocks))}  # fmt: skip
+
+
+def collective_on(lib: Any, p: dict[str, Any]) -> Any:
+    """Run a drawn collective on every rank; each rank's result, then (the learner's side
+    only has one) what the interconnect carried."""
+
+    def rank_main(w: World) -> Any:
+        if p["kind"] == "collective":
+            comm = lib.Comm(w.port)
+
+            def call(name: str, *args: Any) -> None:
+                getattr(lib, name)(comm, *args)
+
+        else:
+            dist.init_process_group(
+                lib.register_labccl(), store=w.store, rank=w.rank, world_size=w.world_size
+            )
+
+            def call(name: str, *args: Any) -> None:
+                work = _DIST[name](*args, async_op=p["async"])
+                if p["async"]:
+                    work.wait()
+
+        return _run_collective(lib, p, w, call)
+
+    return run_world(p["world_size"], rank_main)
+
+
+_DIST = {
+    "broadcast": lambda t, src, async_op: dist.broadcast(t, src, async_op=async_op),
+    "reduce": lambda t, dst, op, async_op: dist.reduce(t, dst, op, async_op=async_op),
+    "all_reduce": lambda t, op, async_op: dist.all_reduce(t, op, async_op=async_op),
+    "all_gather": lambda outs, t, async_op: dist.all_gather(outs, t, async_op=async_op),
+    "reduce_scatter": lambda out, ins, op, async_op: dist.reduce_scatter(
+        out, ins, op, async_op=async_op
+    ),
+}
+
+
+def bucket_tensors(p: dict[str, Any]) -> list[torch.Tensor]:
+    return [torch.zeros(t["numel"], dtype=getattr(torch, t["dtype"])) for t in p["tensors"]]
+
+
+def buckets_of(lib: Any, p: dict[str, Any]) -> Any:
+    buckets, limits = lib.compute_bucket_assignment_by_size(
+        bucket_tensors(p), p["limits"], p["sparse"], p["indices"]
+    )
+    return {"buckets": [list(b) for b in buckets], "limits": list(limits)}
+
+
+def execute(lib: Any, program: dict[str, Any]) -> Any:
+    try:
+        if program["kind"] == "buckets":
+            return buckets_of(lib, program)
+        return collective_on(lib, program)
+    except Exception as exc:  # noqa: BLE001 - an error is an observation
+        return raised(exc)
+
+
+def describe(p: dict[str, Any]) -> str:
+    if p["kind"] == "buckets":
+        sizes = ", ".join(f"{t['numel']} x {t['dtype']}" for t in p["tensors"])
+        return (
+            f"dist._compute_bucket_assignment_by_size([{sizes}], {p['limits']}, "
+            f"expect_sparse_gradient={p['sparse']}, tensor_indices={p['indices']})"
+        )
+    via = "dist." if p["kind"] == "process_group" else "your "
+    extra = {"broadcast": f"src={p['root']}", "reduce": f"dst={p['root']}, op={p['op']}"}
+    args = extra.get(p["collective"], f"op={p['op']}" if "reduce" in p["collective"] else "")
+    return (
+        f"world of {p['world_size']} ranks; each rank's tensor: {p['dtype']} of shape "
+        f"{p['shape']} (seed {p['salt']})\n{via}{p['collective']}({args})"
+        + (" with async_op=True, then wait()" if p["async"] else "")
+    )
+
+
+def BREAK(engine: Any) -> Any:  # noqa: N802 - the name every generator uses
+    """Break the engine on purpose (for ``--broken``): MAX reduces as SUM."""
+    original = engine.combine
+
+    def sloppy(a: Any, b: Any, op: Any) -> None:
+        original(a, b, dist.ReduceOp.SUM if op == dist.ReduceOp.MAX else op)
+
+    engine.combine = sloppy
+
+    def undo() -> None:
+        engine.combine = original
+
+    return undo

@@ -1,0 +1,204 @@
+"""Task 7.4: the library as the c10d backend ``labccl``, used through ``dist.*`` and by real
+``DistributedDataParallel``, against gloo running the same program."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import torch
+import torch.distributed as dist
+
+from autograder.cases import case
+from autograder.observe import guard
+from autograder.weeks.week7.common import ReduceOp, W, World, ints, plain, run_world
+
+
+def _init(lib: Any, w: World) -> str:
+    name = lib.register_labccl()
+    dist.init_process_group(name, store=w.store, rank=w.rank, world_size=w.world_size)
+    return name
+
+
+@case(W, points=3, tasks="7.4")
+def task_7_4_the_public_api_on_labccl(lib: Any) -> Any:
+    """``init_process_group`` with your backend's name, then ``dist.*`` in a world of 3:
+    rank and size, ``all_reduce``, ``broadcast``, ``all_gather``, ``reduce_scatter``,
+    ``reduce`` (the root's result), ``all_gather_single``, ``reduce_scatter_single``,
+    ``barrier``, and ``send``/``recv`` around the ring."""
+
+    def rank_main(w: World) -> Any:
+        name = _init(lib, w)
+        r, size = w.rank, w.world_size
+        out: dict[str, Any] = {
+            "backend is the name registered": dist.get_backend() == name,
+            "rank, size": [dist.get_rank(), dist.get_world_size()],
+        }
+        t = ints(r, 4)
+        dist.all_reduce(t, ReduceOp.SUM)
+        out["all_reduce"] = plain(t)
+        t = ints(r, 3, salt=1)
+        dist.broadcast(t, src=2)
+        out["broadcast"] = plain(t)
+        gathered = [torch.zeros(2) for _ in range(size)]
+        dist.all_gather(gathered, ints(r, 2, salt=2))
+        out["all_gather"] = [plain(x) for x in gathered]
+        o = torch.zeros(2)
+        dist.reduce_scatter(o, [ints(r, 2, salt=3 + i) for i in range(size)], ReduceOp.MAX)
+        out["reduce_scatter"] = plain(o)
+        t = ints(r, 3, salt=7)
+        dist.reduce(t, dst=1, op=ReduceOp.SUM)
+        out["reduce"] = plain(t) if r == 1 else None
+        flat = torch.zeros(size * 2)
+        dist.all_gather_single(flat, ints(r, 2, salt=8))
+        out["all_gather_single"] = plain(flat)
+        o = torch.zeros(2)
+        dist.reduce_scatter_single(o, ints(r, size * 2, salt=9), ReduceOp.SUM)
+        out["reduce_scatter_single"] = plain(o)
+        dist.barrier()
+        got = torch.zeros(3)
+        if r % 2 == 0:
+            dist.send(ints(r, 3, salt=10), (r + 1) % size)
+            dist.recv(got, (r - 1) % size)
+        else:
+            dist.recv(got, (r - 1) % size)
+            dist.send(ints(r, 3, salt=10), (r + 1) % size)
+        out["send/recv"] = plain(got)
+        return out
+
+    return guard(lambda: run_world(3, rank_main))
+
+
+@case(W, points=2, tasks="7.4")
+def task_7_4_async_op_returns_work(lib: Any) -> Any:
+    """``async_op=True`` returns your Work: ``wait()`` is True, ``is_completed()`` is True
+    after it, and ``get_future().value()`` is the list of output tensors (DDP's reducer reads
+    its buckets' results this way)."""
+
+    def rank_main(w: World) -> Any:
+        _init(lib, w)
+        t = ints(w.rank, 3)
+        work = dist.all_reduce(t, async_op=True)
+        waited = bool(work.wait())
+        return {
+            "wait": waited,
+            "completed": bool(work.is_completed()),
+            "future": [plain(x) for x in work.get_future().value()],
+            "tensor": plain(t),
+        }
+
+    return guard(lambda: run_world(2, rank_main))
+
+
+# ---- real DDP on the backend ------------------------------------------------------------------
+
+_BUILD = threading.Lock()  # ranks are threads: models are built one at a time, from seeds
+
+
+def _model(rank: int, sizes: tuple[int, ...] = (6, 8, 3)) -> torch.nn.Module:
+    """An MLP whose weights differ per rank (DDP must broadcast rank 0's)."""
+    with _BUILD:
+        layers: list[torch.nn.Module] = []
+        for i, (a, b) in enumerate(zip(sizes, sizes[1:], strict=False)):
+            if i:
+                layers.append(torch.nn.ReLU())
+            layers.append(torch.nn.Linear(a, b))
+        model = torch.nn.Sequential(*layers)
+        g = torch.Generator().manual_seed(100 + rank)
+        with torch.no_grad():
+            for p in model.parameters():
+                p.copy_(torch.randint(-3, 4, p.shape, generator=g).float() / 4)
+    return model
+
+
+def _train(model: Any, rank: int, steps: int) -> list[float]:
+    opt = torch.optim.SGD(model.parameters(), lr=0.125)
+    g = torch.Generator().manual_seed(200 + rank)
+    losses = []
+    for _ in range(steps):
+        x = torch.randint(-4, 5, (4, 6), generator=g).float() / 4
+        opt.zero_grad()
+        loss = model(x).pow(2).mean()
+        loss.backward()
+        opt.step()
+        losses.append(round(loss.item(), 5))
+    return losses
+
+
+def _rounded(t: torch.Tensor) -> list:
+    return t.detach().double().mul(1e5).round().div(1e5).tolist()
+
+
+@case(W, points=4, tasks="7.4")
+def task_7_4_ddp_trains_on_labccl(lib: Any) -> Any:
+    """Real ``DistributedDataParallel`` on your backend, worlds of 2 and 3, three SGD steps
+    on each rank's own data: every rank starts from rank 0's weights, and after each
+    backward every rank holds the mean gradient; losses and final weights as on gloo."""
+
+    def rank_main(w: World) -> Any:
+        _init(lib, w)
+        model = _model(w.rank)
+        ddp = torch.nn.parallel.DistributedDataParallel(model)
+        losses = _train(ddp, w.rank, 3)
+        return {"losses": losses, "weights": [_rounded(p) for p in model.parameters()]}
+
+    return {f"W={n}": guard(lambda n=n: run_world(n, rank_main)) for n in (2, 3)}
+
+
+class _Recorder(dist.ProcessGroup):
+    """A trusted process group around the backend under test (gloo, or yours): it records
+    each call DDP makes, as (operation, dtype, elements), and passes it on."""
+
+    def __init__(self, inner: Any, rank: int, size: int, log: list) -> None:
+        super().__init__(rank, size)
+        self.inner, self.log = inner, log
+
+    def getBackendName(self) -> str:  # noqa: N802 - c10d's name
+        return "recorded"
+
+    def _note(self, name: str, tensors: list) -> None:
+        flat = [t for x in tensors for t in (x if isinstance(x, list) else [x])]
+        dtype = str(flat[0].dtype).removeprefix("torch.")
+        self.log.append([name, dtype, sum(t.numel() for t in flat)])
+
+    def allreduce(self, tensors: list, opts: Any = None) -> Any:
+        self._note("allreduce", tensors)
+        return self.inner.allreduce(tensors, opts)
+
+    def broadcast(self, tensors: list, opts: Any = None) -> Any:
+        self._note("broadcast", tensors)
+        return self.inner.broadcast(tensors, opts)
+
+    def allgather(self, outs: list, ins: list, opts: Any = None) -> Any:
+        self._note("allgather", ins)
+        return self.inner.allgather(outs, ins, opts)
+
+
+_CREATORS = threading.local()
+
+
+def _recorded(store: Any, rank: int, size: int, timeout: Any) -> Any:
+    lib, log = _CREATORS.lib, _CREATORS.log
+    return _Recorder(lib.create_labccl(store, rank, size, timeout), rank, size, log)
+
+
+@case(W, points=3, tasks="7.4")
+def task_7_4_what_ddp_asks_of_a_backend(lib: Any) -> Any:
+    """The calls DDP makes on your backend, recorded by a process group of the course's
+    wrapped around it: at construction an int64 ``allgather`` and ``broadcast`` (checking
+    every rank has the same parameters), a float ``broadcast`` of every weight from rank 0;
+    then per backward one ``allreduce`` of the gradient bucket (and, after the first
+    iteration, int32 ``broadcast``s of the rebuilt buckets' layout)."""
+    if not hasattr(dist.Backend, "RECORDED"):
+        dist.Backend.register_backend("recorded", _recorded, devices=["cpu"])
+
+    def rank_main(w: World) -> Any:
+        _CREATORS.lib, _CREATORS.log = lib, []
+        log = _CREATORS.log
+        dist.init_process_group("recorded", store=w.store, rank=w.rank, world_size=w.world_size)
+        model = _model(w.rank)
+        ddp = torch.nn.parallel.DistributedDataParallel(model)
+        _train(ddp, w.rank, 2)
+        return log
+
+    return guard(lambda: run_world(2, rank_main))

@@ -1,0 +1,119 @@
+"""Task 7.1: the store, against ``dist.HashStore``."""
+
+from __future__ import annotations
+
+import threading
+from datetime import timedelta
+from typing import Any
+
+from autograder.cases import case
+from autograder.observe import guard, raised
+from autograder.weeks.week7.common import W, World, run_world
+
+
+def _steps(store: Any, steps: list[tuple[str, tuple]]) -> list[Any]:
+    """Each call's answer (bytes as text), or the error it raised; later calls still run."""
+    out = []
+    for name, args in steps:
+        try:
+            answer = getattr(store, name)(*args)
+        except Exception as exc:  # noqa: BLE001 - an error is an observation
+            out.append(raised(exc))
+            continue
+        out.append(answer.decode("latin-1") if isinstance(answer, bytes) else answer)
+    return out
+
+
+@case(W, points=2, tasks="7.1")
+def task_7_1_set_get_add(lib: Any) -> Any:
+    """``set`` takes text or bytes and ``get`` gives bytes; ``add`` keeps a decimal count;
+    ``check``, ``num_keys`` and ``delete_key`` see what is there; ``add`` on a key that
+    holds no number raises."""
+    store = lib.LabStore()
+    return _steps(
+        store,
+        [
+            ("set", ("k", "v")),
+            ("get", ("k",)),
+            ("set", ("raw", b"\x00\xff")),
+            ("get", ("raw",)),
+            ("add", ("c", 5)),
+            ("add", ("c", 2)),
+            ("get", ("c",)),
+            ("add", ("zero", 0)),
+            ("check", (["k", "c"],)),
+            ("check", (["k", "nope"],)),
+            ("num_keys", ()),
+            ("delete_key", ("k",)),
+            ("delete_key", ("k",)),
+            ("check", (["k"],)),
+            ("num_keys", ()),
+            ("add", ("raw", 1)),
+            ("set", ("c", "overwritten")),
+            ("get", ("c",)),
+        ],
+    )
+
+
+@case(W, points=2, tasks="7.1")
+def task_7_1_compare_set(lib: Any) -> Any:
+    """``compare_set`` swaps only where the key holds the expected value, a missing key only
+    when the expected value is empty, and answers with what the key holds afterwards."""
+    store = lib.LabStore()
+    return _steps(
+        store,
+        [
+            ("compare_set", ("k", "", "first")),
+            ("compare_set", ("k", "first", "second")),
+            ("compare_set", ("k", "first", "third")),
+            ("get", ("k",)),
+            ("compare_set", ("missing", "something", "x")),
+            ("check", (["missing"],)),
+            ("compare_set", ("k", "", "x")),
+        ],
+    )
+
+
+@case(W, points=2, tasks="7.1")
+def task_7_1_wait_and_timeouts(lib: Any) -> Any:
+    """``get`` of a missing key and ``wait`` on one give up after the timeout with
+    ``DistStoreError`` (a ``RuntimeError``); ``wait`` on keys that exist returns at once."""
+    store = lib.LabStore(timeout=timedelta(milliseconds=100))
+    store.set("here", "1")
+    out = _steps(
+        store,
+        [
+            ("get", ("missing",)),
+            ("wait", (["here"],)),
+            ("wait", (["here", "missing"], timedelta(milliseconds=50))),
+        ],
+    )
+    store.set_timeout(timedelta(milliseconds=30))
+    out += _steps(store, [("wait", (["missing"],))])
+    return out
+
+
+@case(W, points=3, tasks="7.1")
+def task_7_1_ranks_meet_through_the_store(lib: Any) -> Any:
+    """Three ranks share one store: each counts itself in with ``add``, the last one sets
+    ``go``, everyone ``wait``s for it and reads every rank's address. A store that does not
+    wake its waiters, or loses an ``add``, shows here."""
+    store = lib.LabStore(timeout=timedelta(seconds=3))
+    lock = threading.Lock()
+    arrivals: list[int] = []
+
+    def rank_main(w: World) -> Any:
+        store.set(f"addr/{w.rank}", f"10.0.0.{w.rank}:29500")
+        count = store.add("arrived", 1)
+        with lock:
+            arrivals.append(count)
+        if count == w.world_size:
+            store.set("go", "yes")
+        store.wait(["go"])
+        return [store.get(f"addr/{r}").decode() for r in range(w.world_size)]
+
+    def run() -> Any:
+        per_rank = run_world(3, rank_main)
+        return {"per rank": per_rank, "counts": sorted(arrivals), "keys": store.num_keys()}
+
+    return guard(run)

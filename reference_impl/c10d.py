@@ -1,0 +1,624 @@
+"""Week 7: torch.distributed for a new chip: your collective library behind c10d.
+
+A chip vendor ships, beside its device (week 5) and its compiler backend (week 6), a
+*collective communication library*: NCCL for NVIDIA, RCCL for AMD, oneCCL for Intel, HCCL for
+Ascend. ``torch.distributed`` never moves a byte itself: every ``dist.all_reduce`` goes
+through a *process group* to a *backend* (``ProcessGroupNCCL``, ``ProcessGroupGloo``...),
+which calls the library. You build that library and that backend, over an interconnect the
+course gives you, and compare each piece with gloo (torch's CPU backend) running the same
+program:
+
+- Task 7.1: ``LabStore``: the key-value store ranks meet through, as ``dist.HashStore``.
+- Task 7.2: ``LabWork`` and ``Comm``: point-to-point send and receive, sync and async.
+- Task 7.3: collectives by algorithm: a binomial tree for ``broadcast`` and ``reduce``, a
+  ring for ``all_gather`` and ``reduce_scatter``, ``all_reduce`` as the two rings together,
+  ``barrier``; every ``ReduceOp`` torch's gloo backend offers.
+- Task 7.4: ``LabProcessGroup``: the library as a c10d backend, ``"labccl"``, registered with
+  ``dist.Backend.register_backend`` and used through the public ``dist.*`` API, so that real
+  ``DistributedDataParallel`` trains on it.
+- Task 7.5: ``compute_bucket_assignment_by_size``: how DDP packs gradients into buckets.
+
+Ranks are threads of one process here, each with its own *port* on the interconnect (the
+``interconnect`` module, given: read it). A real chip's ranks are processes, one per device,
+and its ports are links (NVLink, a torus, Ethernet); the algorithms and the backend are the
+same.
+
+Where PyTorch does this (torch 2.13): ``torch/distributed/distributed_c10d.py`` (the public
+API, ``Backend.register_backend``, ``init_process_group``),
+``torch/csrc/distributed/c10d/ProcessGroup.hpp`` and ``Backend.hpp`` (what a backend
+implements), ``ProcessGroupGloo.cpp`` (a CPU backend: one gloo algorithm per collective),
+``HashStore.cpp`` (the in-process store), ``Work.hpp`` (what an async call returns),
+``reducer.cpp`` (``compute_bucket_assignment_by_size``).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from datetime import timedelta
+from typing import Any
+
+import torch
+import torch.distributed as dist
+
+ReduceOp = dist.ReduceOp
+
+# ---- given ----------------------------------------------------------------------------------
+
+
+def current_port() -> Any:
+    """The interconnect port of the rank this thread runs (given). The course starts one
+    thread per rank and hands each its port: ``port.rank``, ``port.world_size``,
+    ``port.send(dst, tensor)``, ``port.recv(src)`` and ``port.poll(src)``; see
+    ``interconnect.py``."""
+    return threading.current_thread().port  # type: ignore[attr-defined]
+
+
+def op_type(op: Any) -> Any:
+    """A reduce op as ``ReduceOp.SUM``, ``ReduceOp.MAX``... (given). ``dist.all_reduce``
+    hands a backend a ``ReduceOp`` object (``opts.reduceOp``), and it compares equal to
+    ``ReduceOp.SUM`` only from the left: its ``.op`` is the plain ``ReduceOp.RedOpType``."""
+    return op.op if type(op) is dist.ReduceOp else op
+
+
+# ---- Task 7.1: the store ----------------------------------------------------------------------
+
+
+class LabStore:
+    """Task 7.1: a key-value store shared by the ranks of one process, as ``dist.HashStore``
+    (``torch/csrc/distributed/c10d/HashStore.cpp``). Ranks meet through a store before any
+    collective can run: ``init_process_group`` hands one to the backend.
+
+    Values are bytes (a ``str`` is stored as its UTF-8 bytes). ``get`` and ``wait`` block
+    until the keys exist, and raise ``dist.DistStoreError("Wait timeout")`` after the
+    store's timeout (``set_timeout``) or the one ``wait`` is given. ``add`` keeps a number as
+    its decimal text, so ``get`` after ``add("c", 5)`` gives ``b"5"``. ``compare_set`` sets
+    ``desired`` if the key holds ``expected`` (or is missing and ``expected`` is empty) and
+    returns the value the key holds afterwards. Several threads call it at once.
+    """
+
+    def __init__(self, timeout: timedelta = timedelta(seconds=300)) -> None:
+        ### BEGIN SOLUTION
+        self._data: dict[str, bytes] = {}
+        self._changed = threading.Condition()  # every write wakes the waiters
+        self.timeout = timeout
+        ### END SOLUTION
+
+    def set_timeout(self, timeout: timedelta) -> None:
+        """Task 7.1: the timeout ``get`` and ``wait`` use from now on."""
+        ### BEGIN SOLUTION
+        self.timeout = timeout
+        ### END SOLUTION
+
+    def set(self, key: str, value: str | bytes) -> None:
+        """Task 7.1: store ``value`` under ``key`` and wake whoever waits for it."""
+        ### BEGIN SOLUTION
+        with self._changed:
+            self._data[key] = value.encode() if isinstance(value, str) else bytes(value)
+            self._changed.notify_all()
+        ### END SOLUTION
+
+    def get(self, key: str) -> bytes:
+        """Task 7.1: the value of ``key``, waiting for it as ``wait`` does."""
+        ### BEGIN SOLUTION
+        self.wait([key])
+        with self._changed:
+            return self._data[key]
+        ### END SOLUTION
+
+    def add(self, key: str, amount: int) -> int:
+        """Task 7.1: add ``amount`` to the number under ``key`` (0 if missing); return it."""
+        ### BEGIN SOLUTION
+        with self._changed:
+            held = self._data.get(key, b"0")
+            if not held.strip().lstrip(b"-").isdigit():  # HashStore.cpp parses it (stoll)
+                raise ValueError(f"add: the value under {key!r} is not a number")
+            total = int(held) + amount
+            self._data[key] = str(total).encode()
+            self._changed.notify_all()
+            return total
+        ### END SOLUTION
+
+    def compare_set(self, key: str, expected: str | bytes, desired: str | bytes) -> bytes:
+        """Task 7.1: set ``desired`` only where ``key`` holds ``expected``; return what the
+        key holds afterwards (HashStore.cpp, ``compareSet``)."""
+        ### BEGIN SOLUTION
+        expected_b = expected.encode() if isinstance(expected, str) else bytes(expected)
+        desired_b = desired.encode() if isinstance(desired, str) else bytes(desired)
+        with self._changed:
+            current = self._data.get(key)
+            if (current is None and expected_b == b"") or current == expected_b:
+                self._data[key] = desired_b
+                self._changed.notify_all()
+                return desired_b
+            # a missing key with a non-empty expectation: HashStore answers with `expected`
+            return expected_b if current is None else current
+        ### END SOLUTION
+
+    def check(self, keys: list[str]) -> bool:
+        """Task 7.1: whether every key in ``keys`` exists, without waiting."""
+        ### BEGIN SOLUTION
+        with self._changed:
+            return all(k in self._data for k in keys)
+        ### END SOLUTION
+
+    def wait(self, keys: list[str], timeout: timedelta | None = None) -> None:
+        """Task 7.1: block until every key exists; ``dist.DistStoreError("Wait timeout")``
+        once ``timeout`` (default: the store's) has passed."""
+        ### BEGIN SOLUTION
+        limit = (timeout or self.timeout).total_seconds()
+        deadline = time.monotonic() + limit
+        with self._changed:
+            while not all(k in self._data for k in keys):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise dist.DistStoreError("Wait timeout")
+                self._changed.wait(left)
+        ### END SOLUTION
+
+    def delete_key(self, key: str) -> bool:
+        """Task 7.1: remove ``key``; whether it was there."""
+        ### BEGIN SOLUTION
+        with self._changed:
+            return self._data.pop(key, None) is not None
+        ### END SOLUTION
+
+    def num_keys(self) -> int:
+        """Task 7.1: how many keys the store holds."""
+        ### BEGIN SOLUTION
+        with self._changed:
+            return len(self._data)
+        ### END SOLUTION
+
+
+# ---- Task 7.2: point-to-point and Work --------------------------------------------------------
+
+
+class LabWork(dist._Work):
+    """Task 7.2: what an async call returns, as c10d's ``Work`` (``Work.hpp``).
+
+    ``wait()`` finishes the operation (for a receive: takes the message off the port and
+    copies it into the buffer) and returns ``True``; ``is_completed()`` says whether it has
+    finished, finishing it first if it can without blocking (the message has arrived);
+    ``result()`` is the list of tensors the operation wrote; ``get_future()`` a
+    ``torch.futures.Future`` already holding that list once it has completed (DDP's reducer
+    reads bucket results through it). ``finish`` is a callable that completes the operation
+    (``None``: already complete) and ``ready`` one that says whether it could now do so
+    without blocking.
+    """
+
+    def __init__(self, tensors: list[torch.Tensor], finish: Any = None, ready: Any = None):
+        super().__init__()
+        ### BEGIN SOLUTION
+        self.tensors = tensors
+        self._finish, self._ready = finish, ready
+        self._future: torch.futures.Future = torch.futures.Future()
+        if finish is None:
+            self._future.set_result(tensors)
+        ### END SOLUTION
+
+    def wait(self, timeout: timedelta | None = None) -> bool:
+        ### BEGIN SOLUTION
+        if self._finish is not None:
+            finish, self._finish = self._finish, None
+            finish()
+            self._future.set_result(self.tensors)
+        return True
+        ### END SOLUTION
+
+    def is_completed(self) -> bool:
+        ### BEGIN SOLUTION
+        if self._finish is not None and self._ready is not None and self._ready():
+            self.wait()
+        return self._finish is None
+        ### END SOLUTION
+
+    def result(self) -> list[torch.Tensor]:
+        ### BEGIN SOLUTION
+        self.wait()
+        return self.tensors
+        ### END SOLUTION
+
+    def get_future(self) -> torch.futures.Future:
+        ### BEGIN SOLUTION
+        return self._future
+        ### END SOLUTION
+
+
+class Comm:
+    """Task 7.2: one rank's communicator over its port (NCCL's ``ncclComm_t``): the rank,
+    the world size and point-to-point messages. The collectives of Task 7.3 are functions of
+    a ``Comm``.
+
+    ``isend(tensor, dst)`` puts a copy of ``tensor`` on the wire and returns a completed
+    ``LabWork`` (the interconnect buffers messages, as gloo's send does once the data is
+    copied out). ``irecv(tensor, src)`` returns a ``LabWork`` that, when waited on, receives
+    the next message from ``src`` into ``tensor`` (its shape and dtype must match: otherwise
+    raise ``RuntimeError`` naming both). ``send`` and ``recv`` are the same, waited on.
+    Messages between two ranks arrive in the order they were sent.
+    """
+
+    def __init__(self, port: Any) -> None:
+        self.port = port
+        self.rank: int = port.rank
+        self.world_size: int = port.world_size
+
+    def isend(self, tensor: torch.Tensor, dst: int) -> LabWork:
+        ### BEGIN SOLUTION
+        self.port.send(dst, tensor.detach().clone())
+        return LabWork([tensor])
+        ### END SOLUTION
+
+    def irecv(self, tensor: torch.Tensor, src: int) -> LabWork:
+        ### BEGIN SOLUTION
+        def finish() -> None:
+            message = self.port.recv(src)
+            if message.shape != tensor.shape or message.dtype != tensor.dtype:
+                raise RuntimeError(
+                    f"rank {self.rank} received a {message.dtype} tensor of shape "
+                    f"{tuple(message.shape)} from rank {src} into a {tensor.dtype} buffer of "
+                    f"shape {tuple(tensor.shape)}"
+                )
+            tensor.copy_(message)
+
+        return LabWork([tensor], finish, lambda: self.port.poll(src))
+        ### END SOLUTION
+
+    def send(self, tensor: torch.Tensor, dst: int) -> None:
+        self.isend(tensor, dst).wait()
+
+    def recv(self, tensor: torch.Tensor, src: int) -> None:
+        self.irecv(tensor, src).wait()
+
+
+# ---- Task 7.3: collectives by algorithm -------------------------------------------------------
+
+
+def combine(a: torch.Tensor, b: torch.Tensor, op: Any) -> None:
+    """Task 7.3: ``a = a op b`` in place, for a ``ReduceOp`` (gloo's ``ReductionFunction``):
+    SUM and AVG add (AVG divides once, at the end), PRODUCT multiplies, MAX and MIN keep the
+    larger and smaller, BAND, BOR and BXOR are bitwise (integer tensors only: torch raises a
+    RuntimeError for a float one). Any other op: ``NotImplementedError`` naming it."""
+    ### BEGIN SOLUTION
+    op = op_type(op)
+    if op in (ReduceOp.BAND, ReduceOp.BOR, ReduceOp.BXOR) and a.is_floating_point():
+        # ProcessGroupGloo.cpp checks before it reduces (torch's own bitwise_and_ on a float
+        # would raise NotImplementedError instead)
+        raise RuntimeError(f"Cannot use ReduceOp.{op.name} with non-integral dtype")
+    if op in (ReduceOp.SUM, ReduceOp.AVG):
+        a.add_(b)
+    elif op == ReduceOp.PRODUCT:
+        a.mul_(b)
+    elif op == ReduceOp.MAX:
+        torch.maximum(a, b, out=a)
+    elif op == ReduceOp.MIN:
+        torch.minimum(a, b, out=a)
+    elif op == ReduceOp.BAND:
+        a.bitwise_and_(b)
+    elif op == ReduceOp.BOR:
+        a.bitwise_or_(b)
+    elif op == ReduceOp.BXOR:
+        a.bitwise_xor_(b)
+    else:
+        raise NotImplementedError(f"ReduceOp {op} (PREMUL_SUM is NCCL's; gloo refuses it)")
+    ### END SOLUTION
+
+
+def _average(tensor: torch.Tensor, op: Any, world_size: int) -> None:
+    """AVG is SUM divided by the world size in place, as gloo does: an integer tensor
+    cannot hold the quotient, and raises as torch's ``div_`` does."""
+    if op_type(op) == ReduceOp.AVG:
+        tensor.div_(world_size)
+
+
+def broadcast(comm: Comm, tensor: torch.Tensor, src: int) -> None:
+    """Task 7.3: ``dist.broadcast``: every rank's ``tensor`` becomes ``src``'s, over a
+    *binomial tree* (MPICH's ``MPIR_Bcast_intra_binomial``). Number ranks relative to the
+    root, ``v = (rank - src) % W``. A rank first receives from ``v`` minus its lowest set
+    bit (the root receives nothing), then sends to ``v + m`` for each smaller power of two
+    ``m``, largest first, where ``v + m < W``. ``W - 1`` messages in ``ceil(log2 W)`` rounds.
+    """
+    ### BEGIN SOLUTION
+    size, v = comm.world_size, (comm.rank - src) % comm.world_size
+    mask = 1
+    while mask < size:
+        if v & mask:
+            comm.recv(tensor, (v - mask + src) % size)
+            break
+        mask <<= 1
+    mask >>= 1
+    while mask > 0:
+        if v + mask < size:
+            comm.send(tensor, (v + mask + src) % size)
+        mask >>= 1
+    ### END SOLUTION
+
+
+def reduce(comm: Comm, tensor: torch.Tensor, dst: int, op: Any = ReduceOp.SUM) -> None:
+    """Task 7.3: ``dist.reduce``: ``dst``'s ``tensor`` becomes the reduction of every rank's,
+    over a binomial tree (``MPIR_Reduce_intra_binomial``), the broadcast run backwards. With
+    ``v = (rank - dst) % W``, for each power of two ``m`` from 1 up: a rank with bit ``m``
+    clear receives from ``v + m`` (if it exists) and combines; a rank with bit ``m`` set
+    sends what it has to ``v - m`` and stops. Every rank but ``dst`` keeps its ``tensor``
+    unchanged (torch leaves it unspecified: do not use it as scratch)."""
+    ### BEGIN SOLUTION
+    size, v = comm.world_size, (comm.rank - dst) % comm.world_size
+    acc = tensor.detach().clone()
+    incoming = torch.empty_like(acc)
+    mask = 1
+    while mask < size:
+        if v & mask:
+            comm.send(acc, (v - mask + dst) % size)
+            return
+        if v + mask < size:
+            comm.recv(incoming, (v + mask + dst) % size)
+            combine(acc, incoming, op)
+        mask <<= 1
+    _average(acc, op, size)
+    tensor.copy_(acc)
+    ### END SOLUTION
+
+
+def all_gather(comm: Comm, output: list[torch.Tensor], tensor: torch.Tensor) -> None:
+    """Task 7.3: ``dist.all_gather``: ``output[r]`` becomes rank ``r``'s ``tensor`` on every
+    rank, over a *ring*: at step ``s`` (``0 .. W-2``) each rank sends block
+    ``(rank - s) % W`` to its right neighbour and receives block ``(rank - s - 1) % W`` from
+    its left. ``W - 1`` messages per rank."""
+    ### BEGIN SOLUTION
+    size, rank = comm.world_size, comm.rank
+    output[rank].copy_(tensor)
+    right, left = (rank + 1) % size, (rank - 1) % size
+    for step in range(size - 1):
+        comm.send(output[(rank - step) % size], right)
+        comm.recv(output[(rank - step - 1) % size], left)
+    ### END SOLUTION
+
+
+def _ring_reduce_scatter(comm: Comm, chunks: list[torch.Tensor], op: Any) -> None:
+    """The reduce-scatter ring on ``chunks`` (one per rank, reduced in place): at step ``s``
+    each rank sends chunk ``(rank - s - 1) % W`` right, receives chunk ``(rank - s - 2) % W``
+    from the left and combines it into its own; after ``W - 1`` steps chunk ``rank`` holds
+    the reduction of every rank's."""
+    size, rank = comm.world_size, comm.rank
+    right, left = (rank + 1) % size, (rank - 1) % size
+    for step in range(size - 1):
+        comm.send(chunks[(rank - step - 1) % size], right)
+        target = chunks[(rank - step - 2) % size]
+        incoming = torch.empty_like(target)
+        comm.recv(incoming, left)
+        combine(target, incoming, op)
+
+
+def reduce_scatter(
+    comm: Comm, output: torch.Tensor, inputs: list[torch.Tensor], op: Any = ReduceOp.SUM
+) -> None:
+    """Task 7.3: ``dist.reduce_scatter``: rank ``r``'s ``output`` becomes the reduction over
+    ranks of their ``inputs[r]``, over a ring: at step ``s`` each rank sends its running
+    block ``(rank - s - 1) % W`` right and combines block ``(rank - s - 2) % W`` from the
+    left into its own. ``W - 1`` messages per rank. ``inputs`` stay unchanged."""
+    ### BEGIN SOLUTION
+    chunks = [t.detach().clone() for t in inputs]
+    _ring_reduce_scatter(comm, chunks, op)
+    _average(chunks[comm.rank], op, comm.world_size)
+    output.copy_(chunks[comm.rank])
+    ### END SOLUTION
+
+
+def all_reduce(comm: Comm, tensor: torch.Tensor, op: Any = ReduceOp.SUM) -> None:
+    """Task 7.3: ``dist.all_reduce`` as a *ring all-reduce* (Patarasuk and Yuan; NCCL's
+    ring): split the flattened tensor into ``W`` chunks (``torch.tensor_split``), run the
+    reduce-scatter ring on them (rank ``r`` then holds reduced chunk ``r``), then the
+    all-gather ring on the chunks (step ``s``: send chunk ``(rank - s) % W``, receive chunk
+    ``(rank - s - 1) % W``). ``2 (W - 1)`` messages of about ``N / W`` elements per rank: the
+    bandwidth-optimal all-reduce."""
+    ### BEGIN SOLUTION
+    size, rank = comm.world_size, comm.rank
+    flat = tensor.detach().reshape(-1).clone()
+    chunks = list(torch.tensor_split(flat, size))  # views: reducing a chunk reduces `flat`
+    _ring_reduce_scatter(comm, chunks, op)
+    right, left = (rank + 1) % size, (rank - 1) % size
+    for step in range(size - 1):
+        comm.send(chunks[(rank - step) % size], right)
+        comm.recv(chunks[(rank - step - 1) % size], left)
+    _average(flat, op, size)
+    tensor.copy_(flat.view(tensor.shape))
+    ### END SOLUTION
+
+
+def barrier(comm: Comm) -> None:
+    """Task 7.3: ``dist.barrier``: no rank returns before every rank has called it (gloo
+    all-reduces a one-element tensor; do the same)."""
+    ### BEGIN SOLUTION
+    all_reduce(comm, torch.zeros(1), ReduceOp.SUM)
+    ### END SOLUTION
+
+
+# ---- Task 7.4: labccl, a c10d backend ---------------------------------------------------------
+
+
+class LabProcessGroup(dist.ProcessGroup):
+    """Task 7.4: the library as a c10d process group (a Python subclass of
+    ``dist.ProcessGroup``: the ``PyProcessGroup`` trampoline in
+    ``torch/csrc/distributed/c10d/PyProcessGroup.hpp`` calls these methods).
+
+    ``dist.all_reduce(t, op)`` calls ``allreduce([t], opts)`` with ``opts.reduceOp``;
+    ``dist.broadcast(t, src)`` calls ``broadcast([t], opts)`` with ``opts.rootRank``;
+    ``dist.all_gather(outs, t)`` calls ``allgather([outs], [t], opts)``;
+    ``dist.reduce_scatter(out, ins, op)`` calls ``reduce_scatter([out], [ins], opts)``;
+    ``dist.reduce(t, dst, op)`` calls ``reduce([t], opts)`` (``opts.rootRank``);
+    ``dist.all_gather_single(out, t)`` (and the older ``all_gather_into_tensor``) calls
+    ``all_gather_single(out, t, opts)``; ``dist.reduce_scatter_single(out, t, op)`` (and
+    ``reduce_scatter_tensor``) calls ``reduce_scatter_single(out, t, opts)``: the flat
+    forms, where the big tensor holds every rank's block along dim 0 (FSDP2 uses only
+    these); ``dist.barrier()`` calls ``barrier(opts)``; ``dist.send`` and ``dist.recv``
+    call ``send([t], dst, tag)`` and ``recv([t], src, tag)``.
+
+    Each returns a ``LabWork`` holding the tensors it wrote. Your collectives run to the
+    end before returning; a real backend queues them on a stream or a worker thread and
+    returns at once, and ``async_op=True`` callers wait on the Work.
+    """
+
+    def __init__(self, store: Any, rank: int, world_size: int) -> None:
+        super().__init__(rank, world_size)
+        ### BEGIN SOLUTION
+        port = current_port()
+        if port.world_size != world_size or port.rank != rank:
+            raise NotImplementedError(
+                f"labccl runs on the whole world only (rank {port.rank} of {port.world_size});"
+                " a subgroup needs its own communicator (NCCL's ncclCommSplit)"
+            )
+        self.store, self.comm = store, Comm(port)
+        ### END SOLUTION
+
+    def getBackendName(self) -> str:  # noqa: N802 - c10d's name
+        return "labccl"
+
+    def allreduce(self, tensors: list[torch.Tensor], opts: Any = None) -> LabWork:
+        ### BEGIN SOLUTION
+        op = opts.reduceOp if opts is not None else ReduceOp.SUM
+        for t in tensors:
+            all_reduce(self.comm, t, op)
+        return LabWork(tensors)
+        ### END SOLUTION
+
+    def broadcast(self, tensors: list[torch.Tensor], opts: Any = None) -> LabWork:
+        ### BEGIN SOLUTION
+        root = opts.rootRank if opts is not None else 0
+        for t in tensors:
+            broadcast(self.comm, t, root)
+        return LabWork(tensors)
+        ### END SOLUTION
+
+    def reduce(self, tensors: list[torch.Tensor], opts: Any = None) -> LabWork:
+        ### BEGIN SOLUTION
+        for t in tensors:
+            reduce(self.comm, t, opts.rootRank, opts.reduceOp)
+        return LabWork(tensors)
+        ### END SOLUTION
+
+    def allgather(
+        self, output_tensors: list[list[torch.Tensor]], input_tensors: list[torch.Tensor], opts=None
+    ) -> LabWork:
+        ### BEGIN SOLUTION
+        for outs, t in zip(output_tensors, input_tensors, strict=True):
+            all_gather(self.comm, outs, t)
+        return LabWork([t for outs in output_tensors for t in outs])
+        ### END SOLUTION
+
+    def all_gather_single(self, output: torch.Tensor, tensor: torch.Tensor, opts=None) -> LabWork:
+        ### BEGIN SOLUTION
+        all_gather(self.comm, list(output.chunk(self.comm.world_size)), tensor)
+        return LabWork([output])
+        ### END SOLUTION
+
+    def reduce_scatter(
+        self, output_tensors: list[torch.Tensor], input_tensors: list[list[torch.Tensor]], opts=None
+    ) -> LabWork:
+        ### BEGIN SOLUTION
+        op = opts.reduceOp if opts is not None else ReduceOp.SUM
+        for out, ins in zip(output_tensors, input_tensors, strict=True):
+            reduce_scatter(self.comm, out, ins, op)
+        return LabWork(output_tensors)
+        ### END SOLUTION
+
+    def reduce_scatter_single(
+        self, output: torch.Tensor, tensor: torch.Tensor, opts: Any = None
+    ) -> LabWork:
+        ### BEGIN SOLUTION
+        op = opts.reduceOp if opts is not None else ReduceOp.SUM
+        reduce_scatter(self.comm, output, list(tensor.chunk(self.comm.world_size)), op)
+        return LabWork([output])
+        ### END SOLUTION
+
+    def barrier(self, opts: Any = None) -> LabWork:
+        ### BEGIN SOLUTION
+        barrier(self.comm)
+        return LabWork([])
+        ### END SOLUTION
+
+    def send(self, tensors: list[torch.Tensor], dst: int, tag: int = 0) -> LabWork:
+        ### BEGIN SOLUTION
+        return self.comm.isend(tensors[0], dst)
+        ### END SOLUTION
+
+    def recv(self, tensors: list[torch.Tensor], src: int, tag: int = 0) -> LabWork:
+        ### BEGIN SOLUTION
+        return self.comm.irecv(tensors[0], src)
+        ### END SOLUTION
+
+
+def create_labccl(store: Any, rank: int, world_size: int, timeout: timedelta) -> Any:
+    """Task 7.4: the backend's *creator*, the function ``init_process_group("labccl", ...)``
+    calls with the store (wrapped in a ``PrefixStore``), this rank, the world size and the
+    timeout (``distributed_c10d.py``, ``_new_process_group_helper``)."""
+    ### BEGIN SOLUTION
+    return LabProcessGroup(store, rank, world_size)
+    ### END SOLUTION
+
+
+def register_labccl() -> str:
+    """Task 7.4: register ``create_labccl`` as the backend ``"labccl"`` for CPU tensors
+    (``dist.Backend.register_backend(name, creator, devices=["cpu"])``; a name can be
+    registered once per process, so do nothing if it already is) and return the name to
+    pass to ``init_process_group``."""
+    ### BEGIN SOLUTION
+    if not hasattr(dist.Backend, "LABCCL"):  # register_backend sets Backend.LABCCL
+        dist.Backend.register_backend("labccl", create_labccl, devices=["cpu"])
+    return "labccl"
+    ### END SOLUTION
+
+
+# ---- Task 7.5: DDP's gradient buckets ---------------------------------------------------------
+
+
+def compute_bucket_assignment_by_size(
+    tensors: list[torch.Tensor],
+    bucket_size_limits: list[int],
+    expect_sparse_gradient: list[bool] | None = None,
+    tensor_indices: list[int] | None = None,
+) -> tuple[list[list[int]], list[int]]:
+    """Task 7.5: how DDP packs parameters into gradient buckets
+    (``reducer.cpp``, ``compute_bucket_assignment_by_size``;
+    ``dist._compute_bucket_assignment_by_size``). Returns the buckets (lists of tensor
+    indices) and each bucket's size limit.
+
+    Walk the tensors in order; tensor ``i``'s index is ``tensor_indices[i]`` if given, else
+    ``i``. One that expects a sparse gradient gets a bucket of its own with limit 0. The others
+    go into an open bucket per dtype (and device): add the tensor's bytes; when the bucket
+    holds at least its limit, close it, and that dtype's next bucket takes the next limit
+    of ``bucket_size_limits`` (the last one repeats). Open buckets close at the end. Without
+    ``tensor_indices``, sort the buckets by their smallest index; with them (the order the
+    gradients became ready) keep the order they closed in.
+    """
+    ### BEGIN SOLUTION
+    if not tensors:
+        raise RuntimeError("compute_bucket_assignment_by_size needs at least one tensor")
+    sparse = expect_sparse_gradient or []
+    result: list[tuple[list[int], int]] = []
+    open_buckets: dict[tuple, dict[str, Any]] = {}  # per (dtype, device), in first-seen order
+    for i, tensor in enumerate(tensors):
+        index = tensor_indices[i] if tensor_indices else i
+        if sparse and sparse[index]:
+            result.append(([index], 0))
+            continue
+        key = (tensor.dtype, tensor.device)
+        bucket = open_buckets.setdefault(key, {"indices": [], "size": 0, "limit_at": 0})
+        bucket["indices"].append(index)
+        bucket["size"] += tensor.numel() * tensor.element_size()
+        limit = bucket_size_limits[bucket["limit_at"]]
+        if bucket["size"] >= limit:
+            result.append((bucket["indices"], limit))
+            next_at = min(bucket["limit_at"] + 1, len(bucket_size_limits) - 1)
+            open_buckets[key] = {"indices": [], "size": 0, "limit_at": next_at}
+    leftovers = [(b["indices"], bucket_size_limits[b["limit_at"]]) for b in open_buckets.values()]
+    leftovers = [b for b in leftovers if b[0]]
+    if tensor_indices and len(leftovers) > 1:
+        raise NotImplementedError(
+            "open buckets of several dtypes with tensor_indices: torch closes them in the "
+            "order of its hash map (std::unordered_map), which this lab does not model"
+        )
+    result += leftovers
+    if not tensor_indices:
+        result.sort(key=lambda b: min(b[0]))
+    return [b[0] for b in result], [b[1] for b in result]
+    ### END SOLUTION
