@@ -16,7 +16,7 @@ import torch
 import torch.distributed as dist
 
 from autograder.observe import raised
-from autograder.weeks.week7.world import World, run_world
+from autograder.weeks.week7.common import World, data, plain, run_world
 
 COLLECTIVES = ("broadcast", "reduce", "all_gather", "reduce_scatter", "all_reduce")
 OPS = ("SUM", "AVG", "MAX", "MIN", "PRODUCT")
@@ -24,20 +24,6 @@ DTYPES = ("float32", "float64", "int32", "int64", "bfloat16")
 # What torch itself refuses is not drawn: AVG of an integer tensor (gloo divides in place, and
 # the quotient cannot be stored) is a case of its own (task_7_3_reduce_ops).
 EXCLUDED = {"AVG on integer dtypes": "an error on both sides, checked once by a public case"}
-
-
-def data(rank: int, shape: list[int], dtype: str, salt: int = 0, op: str = "SUM") -> torch.Tensor:
-    """Rank ``rank``'s input: small integers from a generator seeded by rank and salt (never
-    the global RNG: ranks are threads and would race for it). PRODUCT gets values in -2..2 so
-    that four ranks' product stays exact in bfloat16."""
-    g = torch.Generator().manual_seed(1000 * salt + rank)
-    low, high = (-2, 3) if op == "PRODUCT" else (-20, 21)
-    return torch.randint(low, high, shape, generator=g).to(getattr(torch, dtype))
-
-
-def plain(t: torch.Tensor) -> dict[str, Any]:
-    dtype = str(t.dtype).removeprefix("torch.")
-    return {"shape": list(t.shape), "dtype": dtype, "values": t.tolist()}
 
 
 # ---- drawing ------------------------------------------------------------------------------

@@ -184,16 +184,37 @@ class World:
         self.port = threading.current_thread().port  # type: ignore[attr-defined]
 
 
+# gloo's TCP rendezvous between threads fails now and then (about 1 world in 300 here:
+# "Gloo connectFullMesh failed ... Connection closed by peer"). Only torch's side runs gloo
+# (the learner's library has its own interconnect): such a world is run again, never taken
+# as torch's answer.
+GLOO_TRANSIENT = "Gloo connectFullMesh failed"
+GLOO_RETRIES = 3
+
+
 def run_world(world_size: int, fn: Callable[[World], Any], seconds: float = 4.5) -> list[Any]:
     """Run ``fn(World)`` on ranks ``0 .. world_size - 1`` at once; their results in rank
     order. A rank that raises ends the world: the others stop waiting on the interconnect, and
     the first rank's own error (not a ``LinkAborted``) is raised here, unchanged."""
+    for attempt in range(GLOO_RETRIES):
+        try:
+            return _run_world_once(world_size, fn, seconds)
+        except RuntimeError as exc:
+            if GLOO_TRANSIENT not in str(exc) or attempt == GLOO_RETRIES - 1:
+                raise
+    raise AssertionError("unreachable")
+
+
+def _run_world_once(world_size: int, fn: Callable[[World], Any], seconds: float) -> list[Any]:
     import torch.distributed as dist
 
     start_pool()
     if not 1 <= world_size <= POOL_SIZE:
         raise ValueError(f"a world has 1 to {POOL_SIZE} ranks, not {world_size}")
     threads = _POOL[:world_size]
+    free_by = time.monotonic() + seconds  # a rank of the last world may still be unwinding
+    while any(t.busy for t in threads) and time.monotonic() < free_by:
+        time.sleep(0.01)
     if any(t.busy for t in threads):
         raise RuntimeError("a rank of an earlier case is still running: this case cannot start")
     link, store = Link(world_size), dist.HashStore()
