@@ -171,7 +171,7 @@ WEEKS: dict[str, Week] = {
     ),
     # Week 7, torch.distributed for a new chip: the learner's collective library over the
     # course's interconnect, as a c10d backend that real DDP runs on. Ranks are threads of
-    # the worker, started before the guard (``world.start_pool``).
+    # the worker, started before the guard (``world.start_worker_pool``).
     "week7": Week(
         "week7",
         "week7_c10d",
@@ -186,7 +186,7 @@ WEEKS: dict[str, Week] = {
             "torch.testing._internal.distributed.multi_threaded_pg",
         ),
         warm_up="autograder.weeks.week7.warm_up:warm_up",
-        before_guard="autograder.weeks.week7.world:start_pool",
+        before_guard="autograder.weeks.week7.world:start_worker_pool",
     ),
 }
 

@@ -20,7 +20,7 @@ def _init(lib: Any, w: World) -> str:
     return name
 
 
-@case(W, points=3, tasks="7.4")
+@case(W, points=3, tasks=("7.2", "7.3", "7.4"))
 def task_7_4_the_public_api_on_labccl(lib: Any) -> Any:
     """``init_process_group`` with your backend's name, then ``dist.*`` in a world of 3:
     rank and size, ``all_reduce``, ``broadcast``, ``all_gather``, ``reduce_scatter``,
@@ -72,7 +72,7 @@ def task_7_4_the_public_api_on_labccl(lib: Any) -> Any:
     return guard(lambda: run_world(3, rank_main))
 
 
-@case(W, points=2, tasks="7.4")
+@case(W, points=2, tasks=("7.2", "7.3", "7.4"))
 def task_7_4_async_op_returns_work(lib: Any) -> Any:
     """``async_op=True`` returns your Work: ``wait()`` is True, ``is_completed()`` is True
     after it, and ``get_future().value()`` is the list of output tensors (DDP's reducer reads
@@ -132,7 +132,7 @@ def _rounded(t: torch.Tensor) -> list:
     return t.detach().double().mul(1e5).round().div(1e5).tolist()
 
 
-@case(W, points=4, tasks="7.4")
+@case(W, points=4, tasks=("7.2", "7.3", "7.4"))
 def task_7_4_ddp_trains_on_labccl(lib: Any) -> Any:
     """Real ``DistributedDataParallel`` on your backend, worlds of 2 and 3, three SGD steps
     on each rank's own data: every rank starts from rank 0's weights, and after each
@@ -185,7 +185,7 @@ def _recorded(store: Any, rank: int, size: int, timeout: Any) -> Any:
     return _Recorder(lib.create_labccl(store, rank, size, timeout), rank, size, log)
 
 
-@case(W, points=3, tasks="7.4")
+@case(W, points=3, tasks=("7.2", "7.3", "7.4"))
 def task_7_4_what_ddp_asks_of_a_backend(lib: Any) -> Any:
     """The calls DDP makes on your backend, recorded by a process group of the course's
     wrapped around it: at construction an int64 ``allgather`` and ``broadcast`` (checking

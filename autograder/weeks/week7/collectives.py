@@ -112,7 +112,7 @@ def _collective(lib: Any, size: int, kind: str, shape: tuple, op: Any = None, ro
     return guard(run)
 
 
-@case(W, points=3, tasks="7.3")
+@case(W, points=3, tasks=("7.2", "7.3"))
 def task_7_3_broadcast_binomial_tree(lib: Any) -> Any:
     """``broadcast`` from every root in worlds of 2, 3 and 4: every rank ends with the root's
     tensor, and the tree's messages: the root sends ``ceil(log2 W)`` at most, ``W - 1`` in
@@ -124,7 +124,7 @@ def task_7_3_broadcast_binomial_tree(lib: Any) -> Any:
     }
 
 
-@case(W, points=3, tasks="7.3")
+@case(W, points=3, tasks=("7.2", "7.3"))
 def task_7_3_reduce_to_a_root(lib: Any) -> Any:
     """``reduce`` to each root with SUM and MAX (worlds of 3 and 4): the root's tensor holds
     the reduction; every other rank sends once."""
@@ -136,14 +136,14 @@ def task_7_3_reduce_to_a_root(lib: Any) -> Any:
     }
 
 
-@case(W, points=3, tasks="7.3")
+@case(W, points=3, tasks=("7.2", "7.3"))
 def task_7_3_all_gather_ring(lib: Any) -> Any:
     """``all_gather`` in worlds of 2, 3 and 4: every rank holds every rank's tensor in rank
     order; the ring sends ``W - 1`` blocks per rank."""
     return {f"W={size}": _collective(lib, size, "all_gather", (2, 2)) for size in (2, 3, 4)}
 
 
-@case(W, points=3, tasks="7.3")
+@case(W, points=3, tasks=("7.2", "7.3"))
 def task_7_3_reduce_scatter_ring(lib: Any) -> Any:
     """``reduce_scatter`` with SUM and MIN in worlds of 2, 3 and 4: rank ``r`` holds the
     reduction of every rank's block ``r``; ``W - 1`` messages per rank."""
@@ -154,7 +154,7 @@ def task_7_3_reduce_scatter_ring(lib: Any) -> Any:
     }
 
 
-@case(W, points=3, tasks="7.3")
+@case(W, points=3, tasks=("7.2", "7.3"))
 def task_7_3_all_reduce_ring(lib: Any) -> Any:
     """``all_reduce`` with SUM in worlds of 2, 3 and 4, on a tensor that splits evenly and one
     that does not (7 elements, and 2 elements among 3 or 4 ranks: some chunks are empty): every
@@ -166,7 +166,7 @@ def task_7_3_all_reduce_ring(lib: Any) -> Any:
     }
 
 
-@case(W, points=3, tasks="7.3")
+@case(W, points=3, tasks=("7.2", "7.3"))
 def task_7_3_reduce_ops(lib: Any) -> Any:
     """Every ``ReduceOp`` gloo offers, through ``all_reduce`` in a world of 3 (float32, and
     int32 for SUM, MAX, PRODUCT): AVG divides the sum by the world size; AVG of an integer
@@ -181,7 +181,7 @@ def task_7_3_reduce_ops(lib: Any) -> Any:
     return out
 
 
-@case(W, points=2, tasks="7.3")
+@case(W, points=2, tasks=("7.2", "7.3"))
 def task_7_3_one_rank_and_the_inputs(lib: Any) -> Any:
     """A world of one: every collective leaves the tensor as it is and sends nothing.
     ``reduce_scatter`` leaves its input blocks unchanged on every rank."""
@@ -201,7 +201,7 @@ def task_7_3_one_rank_and_the_inputs(lib: Any) -> Any:
     }
 
 
-@case(W, points=2, tasks="7.3")
+@case(W, points=2, tasks=("7.2", "7.3"))
 def task_7_3_barrier(lib: Any) -> Any:
     """``barrier`` in a world of 4, twice: no rank leaves a barrier before every rank has
     arrived at it."""
@@ -229,7 +229,7 @@ def task_7_3_barrier(lib: Any) -> Any:
     return guard(run)
 
 
-@case(W, points=2, tasks="7.3")
+@case(W, points=2, tasks=("7.2", "7.3"))
 def task_7_3_bitwise_ops(lib: Any) -> Any:
     """BAND, BOR and BXOR on int64 tensors in a world of 3; on a float tensor they raise."""
     out = {

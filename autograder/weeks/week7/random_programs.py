@@ -24,14 +24,16 @@ def label(program: Any) -> str:
     return "\n" + generator.describe(program)
 
 
-@property_case(W, lambda: drawn("collective"), n=12, points=3, tasks="7.3", label=label)
+@property_case(W, lambda: drawn("collective"), n=12, points=3, tasks=("7.2", "7.3"), label=label)
 def random_collectives(lib: Any, program: Any) -> Any:
     """Random collectives (kind, world of 2 to 4, dtype, shape, op, root) called on your
     library: every rank's result."""
     return generator.execute(lib, program)
 
 
-@property_case(W, lambda: drawn("process_group"), n=10, points=3, tasks="7.4", label=label)
+@property_case(
+    W, lambda: drawn("process_group"), n=10, points=3, tasks=("7.2", "7.3", "7.4"), label=label
+)
 def random_collectives_through_dist(lib: Any, program: Any) -> Any:
     """The same through ``dist.*`` on your backend, sometimes with ``async_op=True``."""
     return generator.execute(lib, program)

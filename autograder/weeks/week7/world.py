@@ -137,14 +137,30 @@ class _RankThread(threading.Thread):
 
 _POOL: list[_RankThread] = []
 _SET_ASYNC_EXC: Any = None
+# How long a world may take: in the worker, under the case's 5 s; in the grader's process
+# (torch's side, gloo over TCP, maybe on a loaded machine) as long as it needs.
+WORLD_SECONDS = {"worker": 4.5, "oracle": 60.0}
+_SIDE = "oracle"
+
+
+def start_worker_pool() -> None:
+    """The worker's set-up before the guard (``Week.before_guard``): its rank threads."""
+    global _SIDE
+    _SIDE = "worker"
+    start_pool()
 
 
 def start_pool() -> None:
-    """Start the rank threads (the worker calls this before the guard; the oracle on first
-    use) and make ``torch.distributed`` per-thread."""
+    """Start the rank threads (the worker before the guard; the oracle on first use) and
+    make ``torch.distributed`` per-thread. Where the week's warm-up has not run (the oracle's
+    process), run it first: the first DDP imports Dynamo lazily, and two rank threads doing
+    that at once break the import."""
     global _SET_ASYNC_EXC
     if _POOL:
         return
+    from autograder.weeks.week7 import warm_up
+
+    warm_up.warm_up()  # once per process (the fork server's children inherit it)
     _SET_ASYNC_EXC = ctypes.pythonapi.PyThreadState_SetAsyncExc  # resolved before the guard
     _thread_local_world()
     for i in range(POOL_SIZE):
@@ -192,10 +208,13 @@ GLOO_TRANSIENT = "Gloo connectFullMesh failed"
 GLOO_RETRIES = 3
 
 
-def run_world(world_size: int, fn: Callable[[World], Any], seconds: float = 4.5) -> list[Any]:
+def run_world(
+    world_size: int, fn: Callable[[World], Any], seconds: float | None = None
+) -> list[Any]:
     """Run ``fn(World)`` on ranks ``0 .. world_size - 1`` at once; their results in rank
     order. A rank that raises ends the world: the others stop waiting on the interconnect, and
     the first rank's own error (not a ``LinkAborted``) is raised here, unchanged."""
+    seconds = WORLD_SECONDS[_SIDE] if seconds is None else seconds
     for attempt in range(GLOO_RETRIES):
         try:
             return _run_world_once(world_size, fn, seconds)
