@@ -18,8 +18,8 @@ program:
   ``DistributedDataParallel`` trains on it.
 - Task 7.5: ``compute_bucket_assignment_by_size``: how DDP packs gradients into buckets.
 
-Ranks are threads of one process here, each with its own *port* on the interconnect (the
-``interconnect`` module, given: read it). A real chip's ranks are processes, one per device,
+Ranks are threads of one process here, each with its own *port* on the interconnect
+(``current_port()`` below says what a port does). A real chip's ranks are processes, one per device,
 and its ports are links (NVLink, a torus, Ethernet); the algorithms and the backend are the
 same.
 
@@ -49,8 +49,9 @@ ReduceOp = dist.ReduceOp
 def current_port() -> Any:
     """The interconnect port of the rank this thread runs (given). The course starts one
     thread per rank and hands each its port: ``port.rank``, ``port.world_size``,
-    ``port.send(dst, tensor)``, ``port.recv(src)`` and ``port.poll(src)``; see
-    ``interconnect.py``."""
+    ``port.send(dst, tensor)`` (never blocks: the port keeps a copy), ``port.recv(src)`` (the
+    next tensor ``src`` sent here, waiting for it) and ``port.poll(src)`` (whether one is
+    waiting)."""
     return threading.current_thread().port  # type: ignore[attr-defined]
 
 
@@ -179,19 +180,18 @@ class LabWork(dist._Work):
 
     ``wait()`` finishes the operation (for a receive: takes the message off the port and
     copies it into the buffer) and returns ``True``; ``is_completed()`` says whether it has
-    finished, finishing it first if it can without blocking (the message has arrived);
-    ``result()`` is the list of tensors the operation wrote; ``get_future()`` a
-    ``torch.futures.Future`` already holding that list once it has completed (DDP's reducer
-    reads bucket results through it). ``finish`` is a callable that completes the operation
-    (``None``: already complete) and ``ready`` one that says whether it could now do so
-    without blocking.
+    finished (a receive finishes in ``wait``, as gloo's ``RecvWork`` does, even when the
+    message has already arrived); ``result()`` is the list of tensors the operation wrote;
+    ``get_future()`` a ``torch.futures.Future`` that holds that list once the operation has
+    completed (DDP's reducer reads bucket results through it). ``finish`` is a callable that
+    completes the operation; ``None`` means it is complete already.
     """
 
-    def __init__(self, tensors: list[torch.Tensor], finish: Any = None, ready: Any = None):
+    def __init__(self, tensors: list[torch.Tensor], finish: Any = None) -> None:
         super().__init__()
         ### BEGIN SOLUTION
         self.tensors = tensors
-        self._finish, self._ready = finish, ready
+        self._finish = finish
         self._future: torch.futures.Future = torch.futures.Future()
         if finish is None:
             self._future.set_result(tensors)
@@ -208,8 +208,6 @@ class LabWork(dist._Work):
 
     def is_completed(self) -> bool:
         ### BEGIN SOLUTION
-        if self._finish is not None and self._ready is not None and self._ready():
-            self.wait()
         return self._finish is None
         ### END SOLUTION
 
@@ -261,7 +259,7 @@ class Comm:
                 )
             tensor.copy_(message)
 
-        return LabWork([tensor], finish, lambda: self.port.poll(src))
+        return LabWork([tensor], finish)
         ### END SOLUTION
 
     def send(self, tensor: torch.Tensor, dst: int) -> None:

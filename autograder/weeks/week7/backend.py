@@ -75,19 +75,23 @@ def task_7_4_the_public_api_on_labccl(lib: Any) -> Any:
 @case(W, points=2, tasks=("7.2", "7.3", "7.4"))
 def task_7_4_async_op_returns_work(lib: Any) -> Any:
     """``async_op=True`` returns your Work: ``wait()`` is True, ``is_completed()`` is True
-    after it, and ``get_future().value()`` is the list of output tensors (DDP's reducer reads
-    its buckets' results this way)."""
+    after it, and ``get_future().value()`` is the list of output tensors, for ``all_reduce``
+    and ``all_gather`` (DDP's reducer reads its buckets' results this way)."""
 
     def rank_main(w: World) -> Any:
         _init(lib, w)
         t = ints(w.rank, 3)
         work = dist.all_reduce(t, async_op=True)
         waited = bool(work.wait())
+        outs = [torch.zeros(2) for _ in range(w.world_size)]
+        gathered = dist.all_gather(outs, ints(w.rank, 2, salt=1), async_op=True)
+        gathered.wait()
         return {
             "wait": waited,
             "completed": bool(work.is_completed()),
             "future": [plain(x) for x in work.get_future().value()],
             "tensor": plain(t),
+            "all_gather's future": [plain(x) for x in gathered.get_future().value()],
         }
 
     return guard(lambda: run_world(2, rank_main))

@@ -68,6 +68,30 @@ def task_7_2_async_work(lib: Any) -> Any:
     return world(3, rank_main)
 
 
+@case(W, points=2, tasks="7.2")
+def task_7_2_receives_posted_first(lib: Any) -> Any:
+    """Each rank posts its receive from the left *before* its send to the right (an async
+    receive must not block: a ring of blocking receives waits forever). Before ``wait`` the
+    receive is not completed (gloo's receive completes in ``wait``); afterwards it is, and
+    its future holds the buffer."""
+
+    def rank_main(w: World) -> Any:
+        comm = lib.Comm(w.port)
+        got = torch.zeros(4)
+        recv = comm.irecv(got, (w.rank - 1) % w.world_size)
+        send = comm.isend(ints(w.rank, 4, salt=5), (w.rank + 1) % w.world_size)
+        before = bool(recv.is_completed())
+        recv.wait()
+        send.wait()
+        return {
+            "receive completed before wait": before,
+            "after": bool(recv.is_completed()),
+            "received": plain(got),
+        }
+
+    return world(3, rank_main)
+
+
 # ---- Task 7.3: collectives ------------------------------------------------------------------
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from datetime import timedelta
 from typing import Any
 
@@ -117,3 +118,26 @@ def task_7_1_ranks_meet_through_the_store(lib: Any) -> Any:
         return {"per rank": per_rank, "counts": sorted(arrivals), "keys": store.num_keys()}
 
     return guard(run)
+
+
+@case(W, points=2, tasks="7.1")
+def task_7_1_set_wakes_whoever_waits(lib: Any) -> Any:
+    """A rank waiting for a key wakes when another sets it, not when its own timeout ends:
+    rank 1 waits (3 s) for ``k``, then sets ``ack``; rank 0 sets ``k`` and gives rank 1 1.5 s
+    to answer. A store that never wakes its waiters lets rank 0 time out."""
+    store = lib.LabStore(timeout=timedelta(seconds=3))
+
+    def rank_main(w: World) -> Any:
+        try:
+            if w.rank == 1:
+                store.wait(["k"])
+                store.set("ack", "1")
+                return "answered"
+            time.sleep(0.2)  # rank 1 is waiting by now (if not, it finds the key at once)
+            store.set("k", "v")
+            store.wait(["ack"], timedelta(seconds=1.5))
+            return "saw the answer"
+        except Exception as exc:  # noqa: BLE001 - a timeout is the observation
+            return raised(exc)["type"]
+
+    return guard(lambda: run_world(2, rank_main))
