@@ -26,7 +26,7 @@ from typing import Any
 import torch
 
 POOL_SIZE = 4  # the largest world a case uses
-RECV_SECONDS = 4.0  # a message that has not come by then never will: the case's limit is 5 s
+RECV_SECONDS = 2.0  # a message that has not come by then never will: the case's limit is 5 s
 _UNSET = object()
 
 
