@@ -1,0 +1,120 @@
+"""Week 7's speed targets (issue 30), ranks as threads in one process, on this machine:
+
+- a world of 4 with init, 50 all_reduces and a DDP step on the reference: under 1 s;
+- the reference's ring all_reduce of 1M floats at W=4: under 10 ms;
+- real DDP on labccl: at most 2x gloo per step (MLP 64-256-256-10, batch 32).
+
+Each figure is the median of ``--runs`` runs, the reference (labccl over the course's
+interconnect) beside gloo (TCP over loopback) measured in the same run.
+
+    python benchmarks/bench_c10d.py [--runs 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from typing import Any
+
+import torch
+import torch.distributed as dist
+
+from autograder.weeks.week7.world import World, run_world
+from reference_impl import c10d as lab
+
+
+def _init(backend: str, w: World) -> None:
+    name = lab.register_labccl() if backend == "labccl" else "gloo"
+    dist.init_process_group(name, store=w.store, rank=w.rank, world_size=w.world_size)
+
+
+def _mlp(rank: int) -> torch.nn.Module:
+    torch.manual_seed(0)  # the same weights on every rank (built one at a time below)
+    return torch.nn.Sequential(
+        torch.nn.Linear(64, 256), torch.nn.ReLU(), torch.nn.Linear(256, 256), torch.nn.ReLU(),
+        torch.nn.Linear(256, 10),
+    )  # fmt: skip
+
+
+def whole_world(backend: str) -> float:
+    """Seconds for a world of 4: init, 50 all_reduces of 4 floats, DDP built, one step."""
+
+    def rank_main(w: World) -> None:
+        _init(backend, w)
+        t = torch.ones(4)
+        for _ in range(50):
+            dist.all_reduce(t)
+        model = torch.nn.parallel.DistributedDataParallel(_mlp(w.rank))
+        model(torch.ones(32, 64)).sum().backward()
+
+    start = time.perf_counter()
+    run_world(4, rank_main, seconds=60)
+    return time.perf_counter() - start
+
+
+def ring_1m(backend: str) -> float:
+    """Milliseconds per all_reduce of 1M floats at W=4 (median of 5 in the world, rank 0)."""
+
+    def rank_main(w: World) -> float:
+        _init(backend, w)
+        t = torch.ones(1 << 20)
+        times = []
+        for _ in range(5):
+            dist.barrier()
+            start = time.perf_counter()
+            dist.all_reduce(t)
+            times.append(time.perf_counter() - start)
+        return statistics.median(times)
+
+    return 1000 * max(run_world(4, rank_main, seconds=60))
+
+
+def ddp_step(backend: str, world_size: int) -> float:
+    """Milliseconds per DDP step (forward, backward, SGD) after two warm-up steps."""
+
+    def rank_main(w: World) -> float:
+        _init(backend, w)
+        model = torch.nn.parallel.DistributedDataParallel(_mlp(w.rank))
+        opt = torch.optim.SGD(model.parameters(), lr=0.01)
+        x = torch.ones(32, 64)
+        times = []
+        for i in range(7):
+            start = time.perf_counter()
+            opt.zero_grad()
+            model(x).sum().backward()
+            opt.step()
+            if i >= 2:
+                times.append(time.perf_counter() - start)
+        return statistics.median(times)
+
+    return 1000 * max(run_world(world_size, rank_main, seconds=60))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    rows: list[tuple[str, Any, Any, str]] = []
+
+    def med(fn: Any, *a: Any) -> float:
+        return statistics.median(fn(*a) for _ in range(args.runs))
+
+    whole = {b: med(whole_world, b) for b in ("labccl", "gloo")}
+    rows.append(("world of 4: init, 50 all_reduce, DDP step (s)", whole["labccl"],
+                 whole["gloo"], "< 1 s"))  # fmt: skip
+    ring = {b: med(ring_1m, b) for b in ("labccl", "gloo")}
+    rows.append(("all_reduce 1M floats, W=4 (ms)", ring["labccl"], ring["gloo"], "< 10 ms"))
+    for n in (2, 4):
+        step = {b: med(ddp_step, b, n) for b in ("labccl", "gloo")}
+        ratio = step["labccl"] / step["gloo"]
+        rows.append(
+            (f"DDP step, W={n} (ms)", step["labccl"], step["gloo"], f"{ratio:.2f}x gloo (<= 2x)")
+        )
+    print(f"{'':48} {'labccl':>10} {'gloo':>10}  target")
+    for name, mine, gloo, target in rows:
+        print(f"{name:48} {mine:10.3f} {gloo:10.3f}  {target}")
+
+
+if __name__ == "__main__":
+    main()
