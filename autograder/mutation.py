@@ -108,14 +108,21 @@ def apply_to(w: Week, source: Sources, mutant: Mutant) -> dict[str, str]:
     return files
 
 
-def check_source(w: Week, source: Sources, stop_at_first_failure: bool = False) -> Report:
+def check_source(
+    w: Week, source: Sources, stop_at_first_failure: bool = False, first_tasks: tuple = ()
+) -> Report:
     """Check ``source`` as the week's engine (public cases only), from a folder of its own.
-    ``stop_at_first_failure``: as ``run_week``'s (the report ends at the first failing case)."""
+    ``stop_at_first_failure`` and ``first_tasks``: as ``run_week``'s (the report ends at the
+    first failing case; the cases of those tasks run first)."""
     with tempfile.TemporaryDirectory(prefix=f"torchlab-mutant-{w.name}-") as folder:
         for name, text in _files(w, source).items():
             (Path(folder) / name).write_text(text)
         return run_week(
-            w, folder, include_hidden=False, stop_at_first_failure=stop_at_first_failure
+            w,
+            folder,
+            include_hidden=False,
+            stop_at_first_failure=stop_at_first_failure,
+            first_tasks=first_tasks,
         )
 
 
@@ -125,12 +132,15 @@ def _failing(report: Report) -> tuple[str, ...]:
 
 def run_mutant(w: Week, mutant: Mutant, source: Sources | None = None) -> MutantResult:
     """Check one mutant of ``source`` (default: the week's reference). Its check stops at its
-    first failing case (``failing`` then names that case alone); a survivor runs every case."""
+    first failing case (``failing`` then names that case alone); a survivor runs every case.
+    The cases of the mutant's own task run first: they are the likeliest to catch it, and a
+    mutant of a late task no longer waits for every earlier task's cases to pass."""
     mutated = apply_to(w, reference_sources(w) if source is None else source, mutant)
-    report = check_source(w, mutated, stop_at_first_failure=True)
+    first = (mutant.task,)
+    report = check_source(w, mutated, stop_at_first_failure=True, first_tasks=first)
     if report.problems or any(r.status == "timeout" for r in report.results):
         # A busy machine can stop an import or a case on time alone: look again, once.
-        report = check_source(w, mutated, stop_at_first_failure=True)
+        report = check_source(w, mutated, stop_at_first_failure=True, first_tasks=first)
     failing = _failing(report)
     problems = tuple(report.problems)
     return MutantResult(mutant, bool(failing) and not problems, failing, problems)

@@ -38,6 +38,7 @@ def run_week(
     include_hidden: bool = False,
     limits: Limits | None = None,
     stop_at_first_failure: bool = False,
+    first_tasks: tuple[str, ...] = (),
 ) -> Report:
     """Check one week's cases against an engine and return the report.
 
@@ -48,7 +49,9 @@ def run_week(
     ``stop_at_first_failure``: the run ends at the first case that does not pass, and the
     report holds the cases up to and including it (all of them when every case passes). The
     mutation score asks only whether a mutant fails a case, and which first; grading never
-    sets it.
+    sets it. ``first_tasks``: the cases that check one of these tasks run first (the rest
+    after, each group in its usual order): the mutation score puts a mutant's own task first,
+    so a caught mutant stops early.
     """
     limits = limits or Limits()
     path = resolve_impl(week, impl)
@@ -57,6 +60,8 @@ def run_week(
     if present:
         prestart(week, path, include_hidden, limits)
     cases = [c for c in load_week(week.name, include_hidden) if _selected(c, select_cases)]
+    if first_tasks:
+        cases.sort(key=lambda c: not set(c.tasks) & set(first_tasks))  # stable: in order
     report = Report(f"{week.name}: {week.title}", str(path))  # absolute: no doubt which copy
     report.isolation = isolation.describe(isolation_for(limits))
     if impl == "reference" and not present:
