@@ -352,9 +352,10 @@ def create_labccl(store: Any, rank: int, world_size: int, timeout: timedelta) ->
 
 def register_labccl() -> str:
     """Task 7.4: register ``create_labccl`` as the backend ``"labccl"`` for CPU tensors
-    (``dist.Backend.register_backend(name, creator, devices=["cpu"])``; a name can be
-    registered once per process, so do nothing if it already is) and return the name to
-    pass to ``init_process_group``."""
+    (``dist.Backend.register_backend(name, creator, devices=["cpu"])``, which also sets
+    ``dist.Backend.LABCCL``) and return the name to pass to ``init_process_group``. Every
+    rank calls this; register once per process (torch 2.13 lets a second registration
+    replace the creator, but nothing needs replacing)."""
     raise NotImplementedError("register_labccl (Task 7.4)")
 
 
