@@ -52,7 +52,8 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--check", action="store_true", help="fail if the labs differ from their source")
     g.add_argument("--write", action="store_true", help="regenerate the labs from their source")
     g.add_argument("--out", type=Path, help="write a student copy of the course to this folder")
-    sub.add_parser("progress", help="your progress through every lab (also the default)")
+    pr = sub.add_parser("progress", help="your progress through every lab (also the default)")
+    pr.add_argument("weeks", nargs="*", help="only these weeks (week1, or 1)")
     sv = sub.add_parser("server", help="your warm check server (it starts by itself)")
     sv.add_argument("action", choices=["stop"], help="stop: end it now")
     st = sub.add_parser("status", help="a table of your labs: cases, points, tasks done, what next")
@@ -146,22 +147,24 @@ def cmd_release(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_progress() -> int:
-    """The main job: prove each lab agrees with torch, then show where the learner stands.
+def cmd_progress(weeks: list[Week] | None = None) -> int:
+    """The main job: prove each lab agrees with torch, then show where the learner stands
+    (in every week, or in ``weeks``).
 
     A student copy has no reference engine; there only the learner's progress is shown.
     """
+    chosen = {w.name: w for w in weeks} if weeks else WEEKS
     has_reference = (REPO_ROOT / "reference_impl").is_dir()
     ok = True
     if has_reference:
         print("Every lab's reference engine, checked against real torch:")
-        for name, week in WEEKS.items():
+        for name, week in chosen.items():
             ref = run_week(week, "reference", include_hidden=True)
             ok = ok and ref.passed
             print(f"  {name}: {ref.summary()}")
         print()
     print("Your progress (labs/ and cpp_labs/):")
-    for name, week in WEEKS.items():
+    for name, week in chosen.items():
         lab = run_week(week, "lab")
         print(f"  {name} {week.title}: {lab.summary()}  ({lab.impl})")
         tasks = lab.task_progress()
@@ -276,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if args.command == "status":
             return cmd_status(args.recheck)
-        return cmd_progress()
+        return cmd_progress(_weeks(getattr(args, "weeks", None)))
     except (ValueError, release.ReleaseError) as exc:
         print(f"torchlab: {exc}", file=sys.stderr)
         return 2

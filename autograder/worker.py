@@ -87,9 +87,7 @@ def serve(request: dict[str, Any], out_fd: int) -> None:
     path = request["module_path"]
     if request.get("native_library"):  # a native week: the C++ the grader built for this run
         os.environ["TORCHLAB_NATIVE_LIBRARY"] = request["native_library"]
-    from autograder.weeks import get_week
-
-    before_guard = get_week(request["week"]).before_guard
+    before_guard = request.get("before_guard", "")
     if before_guard:  # the week's own set-up that the guard would refuse (Week.before_guard)
         module, _, function = before_guard.partition(":")
         getattr(importlib.import_module(module), function)()

@@ -249,6 +249,7 @@ def _run_worker(
             "case_seconds": limits.case_seconds,
             "import_seconds": limits.import_seconds,
             "preload": list(week.preload),
+            "before_guard": week.before_guard,
             "guard": guard_policy(week, inside, secrets),
         }
         if library is not None:  # loaded by the module itself (see worker.serve)

@@ -47,10 +47,13 @@ def test_release_check_passes_on_the_committed_labs():
 
 
 def test_progress_shows_reference_then_learner():
-    run = torchlab("progress")
+    # Two weeks: every week's reference and skeleton run in their own tests already.
+    run = torchlab("progress", "week1", "3")
     assert run.returncode == 0, run.stdout + run.stderr
     assert run.stdout.index("reference engine") < run.stdout.index("Your progress")
     assert "next:" in run.stdout
+    assert "  week1: " in run.stdout and "  week3: " in run.stdout
+    assert "  week2: " not in run.stdout
 
 
 def test_a_cold_check_leaves_nothing_in_the_learners_folder(tmp_path):
