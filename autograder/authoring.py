@@ -9,11 +9,15 @@ solution regions in a copy of the reference and see which cases stop passing.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 from autograder.cases import task_key
+from autograder.native import unoptimised_builds
 from autograder.release import REPO_ROOT, make_skeleton, week_sources
 from autograder.report import PASS
 from autograder.runner import run_week
@@ -30,22 +34,34 @@ def reference_tasks(w: Week) -> list[str]:
     return sorted(found, key=task_key)
 
 
-def measure_task_needs(w: Week) -> dict[str, list[str]]:
-    """``{case name: [tasks it fails without]}`` for every case, hidden ones included."""
-    needs: dict[str, list[str]] = {}
+def measure_task_needs(w: Week, jobs: int = 2) -> dict[str, list[str]]:
+    """``{case name: [tasks it fails without]}`` for every case, hidden ones included.
+
+    One copy of the reference per task, that task blanked, each checked on its own (``jobs``
+    at a time); a C++ week's copies are built unoptimised, as the mutation score's."""
+    tasks = reference_tasks(w)
     with tempfile.TemporaryDirectory(prefix="torchlab-ablate-") as tmp:
-        for task in reference_tasks(w):
+
+        def ablated(task: str) -> Any:
             folder = Path(tmp) / task
             folder.mkdir()
             for name in week_sources(w):  # the module and its C++, blanked for this task only
                 source_path = REPO_ROOT / "reference_impl" / name
                 text = make_skeleton(source_path.read_text(), str(source_path), only_tasks={task})
                 (folder / name).write_text(text)
-            report = run_week(w, str(folder / f"{w.module}.py"), include_hidden=True)
-            for r in report.results:
-                needs.setdefault(r.name, [])
-                if r.status != PASS:
-                    needs[r.name].append(task)
+            return run_week(w, str(folder / f"{w.module}.py"), include_hidden=True)
+
+        with contextlib.ExitStack() as stack:
+            if w.native_sources:
+                stack.enter_context(unoptimised_builds())
+            with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+                reports = list(pool.map(ablated, tasks))
+    needs: dict[str, list[str]] = {}
+    for task, report in zip(tasks, reports, strict=True):
+        for r in report.results:
+            needs.setdefault(r.name, [])
+            if r.status != PASS:
+                needs[r.name].append(task)
     return needs
 
 

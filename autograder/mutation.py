@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import os
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -30,7 +29,7 @@ from typing import NamedTuple
 
 from autograder.cases import task_key
 from autograder.labs import REPO_ROOT, resolve_impl
-from autograder.native import CFLAGS_OVERRIDE
+from autograder.native import unoptimised_builds
 from autograder.release import week_sources
 from autograder.report import PASS, Report, printable
 from autograder.runner import run_week
@@ -146,11 +145,6 @@ def run_mutant(w: Week, mutant: Mutant, source: Sources | None = None) -> Mutant
     return MutantResult(mutant, bool(failing) and not problems, failing, problems)
 
 
-# A C++ week's mutants are built unoptimised: a case's verdict does not depend on -O, and
-# a build is most of a native mutant's cost (week 4c's -O2 takes 7.3 s, -O0 4.6 s here).
-MUTANT_CFLAGS = "-O0"
-
-
 def mutation_score(w: Week, mutants: Sequence[Mutant], jobs: int = 2) -> list[MutantResult]:
     """Check every mutant (``jobs`` at a time) and return their results, in order.
 
@@ -160,15 +154,8 @@ def mutation_score(w: Week, mutants: Sequence[Mutant], jobs: int = 2) -> list[Mu
     """
     if not w.native_sources:
         return _score(w, mutants, jobs)
-    before = os.environ.get(CFLAGS_OVERRIDE)
-    os.environ[CFLAGS_OVERRIDE] = MUTANT_CFLAGS
-    try:
+    with unoptimised_builds():  # a C++ week's mutants are built at -O0 (native.py says why)
         return _score(w, mutants, jobs)
-    finally:
-        if before is None:
-            os.environ.pop(CFLAGS_OVERRIDE, None)
-        else:
-            os.environ[CFLAGS_OVERRIDE] = before
 
 
 def _score(w: Week, mutants: Sequence[Mutant], jobs: int) -> list[MutantResult]:
