@@ -184,16 +184,22 @@ class LabWork(dist._Work):
     message has already arrived); ``result()`` is the list of tensors the operation wrote;
     ``get_future()`` a ``torch.futures.Future`` that holds that list once the operation has
     completed (DDP's reducer reads bucket results through it). ``finish`` is a callable that
-    completes the operation; ``None`` means it is complete already.
+    completes the operation (a receive's); ``None`` means it is complete already. Here only
+    a receive is ever pending, and it has no result: a Work with a result is complete.
+
+    ``tensors=None``: a Work with no result. c10d's ``Work`` base class raises
+    ``RuntimeError("result() not implemented.")`` and ``"Work::getFuture not implemented."``,
+    and gloo's send, receive and reduce-scatter Works keep those (``ProcessGroupGloo.cpp``):
+    so do yours, so that a program behaves the same on both backends.
     """
 
-    def __init__(self, tensors: list[torch.Tensor], finish: Any = None) -> None:
+    def __init__(self, tensors: list[torch.Tensor] | None, finish: Any = None) -> None:
         super().__init__()
         ### BEGIN SOLUTION
         self.tensors = tensors
         self._finish = finish
         self._future: torch.futures.Future = torch.futures.Future()
-        if finish is None:
+        if tensors is not None:  # a Work with a result ran to its end before it was made
             self._future.set_result(tensors)
         ### END SOLUTION
 
@@ -202,7 +208,6 @@ class LabWork(dist._Work):
         if self._finish is not None:
             finish, self._finish = self._finish, None
             finish()
-            self._future.set_result(self.tensors)
         return True
         ### END SOLUTION
 
@@ -213,12 +218,15 @@ class LabWork(dist._Work):
 
     def result(self) -> list[torch.Tensor]:
         ### BEGIN SOLUTION
-        self.wait()
+        if self.tensors is None:
+            raise RuntimeError("result() not implemented.")
         return self.tensors
         ### END SOLUTION
 
     def get_future(self) -> torch.futures.Future:
         ### BEGIN SOLUTION
+        if self.tensors is None:
+            raise RuntimeError("Work::getFuture not implemented.")
         return self._future
         ### END SOLUTION
 
@@ -231,9 +239,12 @@ class Comm:
     ``isend(tensor, dst)`` puts a copy of ``tensor`` on the wire and returns a completed
     ``LabWork`` (the interconnect buffers messages, as gloo's send does once the data is
     copied out). ``irecv(tensor, src)`` returns a ``LabWork`` that, when waited on, receives
-    the next message from ``src`` into ``tensor`` (its shape and dtype must match: otherwise
-    raise ``RuntimeError`` naming both). ``send`` and ``recv`` are the same, waited on.
-    Messages between two ranks arrive in the order they were sent.
+    the next message from ``src`` into ``tensor``. The wire carries bytes, not tensors: a
+    message of the buffer's size in bytes lands as those bytes, whatever its dtype (gloo's
+    ``recv`` does the same); one of another size raises ``RuntimeError`` naming both sizes
+    in bytes (gloo aborts the process). Neither Work has a result or a future (see
+    ``LabWork``). ``send`` and ``recv`` are the same, waited on. Messages between two ranks
+    arrive in the order they were sent.
     """
 
     def __init__(self, port: Any) -> None:
@@ -244,22 +255,25 @@ class Comm:
     def isend(self, tensor: torch.Tensor, dst: int) -> LabWork:
         ### BEGIN SOLUTION
         self.port.send(dst, tensor.detach().clone())
-        return LabWork([tensor])
+        return LabWork(None)
         ### END SOLUTION
 
     def irecv(self, tensor: torch.Tensor, src: int) -> LabWork:
         ### BEGIN SOLUTION
         def finish() -> None:
             message = self.port.recv(src)
-            if message.shape != tensor.shape or message.dtype != tensor.dtype:
+            size = message.numel() * message.element_size()
+            if size != tensor.numel() * tensor.element_size():
                 raise RuntimeError(
-                    f"rank {self.rank} received a {message.dtype} tensor of shape "
-                    f"{tuple(message.shape)} from rank {src} into a {tensor.dtype} buffer of "
-                    f"shape {tuple(tensor.shape)}"
+                    f"received {size} bytes from rank {src} into a buffer of "
+                    f"{tensor.numel() * tensor.element_size()} bytes"
                 )
-            tensor.copy_(message)
+            # the bytes as they came, into the buffer's layout (a view of its own dtype)
+            tensor.copy_(
+                message.reshape(-1).view(torch.uint8).view(tensor.dtype).view(tensor.shape)
+            )
 
-        return LabWork([tensor], finish)
+        return LabWork(None, finish)
         ### END SOLUTION
 
     def send(self, tensor: torch.Tensor, dst: int) -> None:
@@ -276,7 +290,8 @@ def combine(a: torch.Tensor, b: torch.Tensor, op: Any) -> None:
     """Task 7.3: ``a = a op b`` in place, for a ``ReduceOp`` (gloo's ``ReductionFunction``):
     SUM and AVG add (AVG divides once, at the end), PRODUCT multiplies, MAX and MIN keep the
     larger and smaller, BAND, BOR and BXOR are bitwise (integer tensors only: torch raises a
-    RuntimeError for a float one). Any other op: ``NotImplementedError`` naming it."""
+    RuntimeError for a float one). Any other op (``PREMUL_SUM``) raises ``RuntimeError``, as
+    gloo does."""
     ### BEGIN SOLUTION
     op = op_type(op)
     if op in (ReduceOp.BAND, ReduceOp.BOR, ReduceOp.BXOR) and a.is_floating_point():
@@ -297,8 +312,8 @@ def combine(a: torch.Tensor, b: torch.Tensor, op: Any) -> None:
         a.bitwise_or_(b)
     elif op == ReduceOp.BXOR:
         a.bitwise_xor_(b)
-    else:
-        raise NotImplementedError(f"ReduceOp {op} (PREMUL_SUM is NCCL's; gloo refuses it)")
+    else:  # PREMUL_SUM: NCCL's sum of pre-scaled inputs; gloo refuses it, and so do you
+        raise RuntimeError(f"Cannot use ReduceOp.{op.name} with labccl")
     ### END SOLUTION
 
 
@@ -451,7 +466,9 @@ class LabProcessGroup(dist.ProcessGroup):
     these); ``dist.barrier()`` calls ``barrier(opts)``; ``dist.send`` and ``dist.recv``
     call ``send([t], dst, tag)`` and ``recv([t], src, tag)``.
 
-    Each returns a ``LabWork`` holding the tensors it wrote. Your collectives run to the
+    Each returns a ``LabWork`` holding the tensors it wrote (``all_gather_single``: the
+    blocks of ``out``, as gloo's), except where gloo's Work has no result (``send``,
+    ``recv``, ``reduce_scatter`` and ``reduce_scatter_single``). Your collectives run to the
     end before returning; a real backend queues them on a stream or a worker thread and
     returns at once, and ``async_op=True`` callers wait on the Work.
     """
@@ -505,8 +522,9 @@ class LabProcessGroup(dist.ProcessGroup):
 
     def all_gather_single(self, output: torch.Tensor, tensor: torch.Tensor, opts=None) -> LabWork:
         ### BEGIN SOLUTION
-        all_gather(self.comm, list(output.chunk(self.comm.world_size)), tensor)
-        return LabWork([output])
+        blocks = list(output.chunk(self.comm.world_size))
+        all_gather(self.comm, blocks, tensor)
+        return LabWork(blocks)  # gloo's Work holds the blocks: views of `output`
         ### END SOLUTION
 
     def reduce_scatter(
@@ -516,7 +534,7 @@ class LabProcessGroup(dist.ProcessGroup):
         op = opts.reduceOp if opts is not None else ReduceOp.SUM
         for out, ins in zip(output_tensors, input_tensors, strict=True):
             reduce_scatter(self.comm, out, ins, op)
-        return LabWork(output_tensors)
+        return LabWork(None)  # gloo's reduce-scatter Work has no result nor future
         ### END SOLUTION
 
     def reduce_scatter_single(
@@ -525,7 +543,7 @@ class LabProcessGroup(dist.ProcessGroup):
         ### BEGIN SOLUTION
         op = opts.reduceOp if opts is not None else ReduceOp.SUM
         reduce_scatter(self.comm, output, list(tensor.chunk(self.comm.world_size)), op)
-        return LabWork([output])
+        return LabWork(None)
         ### END SOLUTION
 
     def barrier(self, opts: Any = None) -> LabWork:

@@ -136,10 +136,16 @@ class LabWork(dist._Work):
     message has already arrived); ``result()`` is the list of tensors the operation wrote;
     ``get_future()`` a ``torch.futures.Future`` that holds that list once the operation has
     completed (DDP's reducer reads bucket results through it). ``finish`` is a callable that
-    completes the operation; ``None`` means it is complete already.
+    completes the operation (a receive's); ``None`` means it is complete already. Here only
+    a receive is ever pending, and it has no result: a Work with a result is complete.
+
+    ``tensors=None``: a Work with no result. c10d's ``Work`` base class raises
+    ``RuntimeError("result() not implemented.")`` and ``"Work::getFuture not implemented."``,
+    and gloo's send, receive and reduce-scatter Works keep those (``ProcessGroupGloo.cpp``):
+    so do yours, so that a program behaves the same on both backends.
     """
 
-    def __init__(self, tensors: list[torch.Tensor], finish: Any = None) -> None:
+    def __init__(self, tensors: list[torch.Tensor] | None, finish: Any = None) -> None:
         super().__init__()
         raise NotImplementedError("LabWork.__init__ (Task 7.2)")
 
@@ -164,9 +170,12 @@ class Comm:
     ``isend(tensor, dst)`` puts a copy of ``tensor`` on the wire and returns a completed
     ``LabWork`` (the interconnect buffers messages, as gloo's send does once the data is
     copied out). ``irecv(tensor, src)`` returns a ``LabWork`` that, when waited on, receives
-    the next message from ``src`` into ``tensor`` (its shape and dtype must match: otherwise
-    raise ``RuntimeError`` naming both). ``send`` and ``recv`` are the same, waited on.
-    Messages between two ranks arrive in the order they were sent.
+    the next message from ``src`` into ``tensor``. The wire carries bytes, not tensors: a
+    message of the buffer's size in bytes lands as those bytes, whatever its dtype (gloo's
+    ``recv`` does the same); one of another size raises ``RuntimeError`` naming both sizes
+    in bytes (gloo aborts the process). Neither Work has a result or a future (see
+    ``LabWork``). ``send`` and ``recv`` are the same, waited on. Messages between two ranks
+    arrive in the order they were sent.
     """
 
     def __init__(self, port: Any) -> None:
@@ -194,7 +203,8 @@ def combine(a: torch.Tensor, b: torch.Tensor, op: Any) -> None:
     """Task 7.3: ``a = a op b`` in place, for a ``ReduceOp`` (gloo's ``ReductionFunction``):
     SUM and AVG add (AVG divides once, at the end), PRODUCT multiplies, MAX and MIN keep the
     larger and smaller, BAND, BOR and BXOR are bitwise (integer tensors only: torch raises a
-    RuntimeError for a float one). Any other op: ``NotImplementedError`` naming it."""
+    RuntimeError for a float one). Any other op (``PREMUL_SUM``) raises ``RuntimeError``, as
+    gloo does."""
     raise NotImplementedError("combine (Task 7.3)")
 
 
@@ -294,7 +304,9 @@ class LabProcessGroup(dist.ProcessGroup):
     these); ``dist.barrier()`` calls ``barrier(opts)``; ``dist.send`` and ``dist.recv``
     call ``send([t], dst, tag)`` and ``recv([t], src, tag)``.
 
-    Each returns a ``LabWork`` holding the tensors it wrote. Your collectives run to the
+    Each returns a ``LabWork`` holding the tensors it wrote (``all_gather_single``: the
+    blocks of ``out``, as gloo's), except where gloo's Work has no result (``send``,
+    ``recv``, ``reduce_scatter`` and ``reduce_scatter_single``). Your collectives run to the
     end before returning; a real backend queues them on a stream or a worker thread and
     returns at once, and ``async_op=True`` callers wait on the Work.
     """

@@ -48,8 +48,8 @@ WEEK7_MUTANTS: list[Mutant] = [
     _m(
         "7.2",
         "irecv receives at once",
-        "        return LabWork([tensor], finish)\n",
-        "        finish()\n        return LabWork([tensor])\n",
+        "        return LabWork(None, finish)\n",
+        "        finish()\n        return LabWork(None)\n",
         "a blocking receive behind an async API: deadlocks a ring that posts receives first",
     ),
     _m(

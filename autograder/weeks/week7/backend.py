@@ -10,7 +10,7 @@ import torch
 import torch.distributed as dist
 
 from autograder.cases import case
-from autograder.observe import guard
+from autograder.observe import guard, raised
 from autograder.weeks.week7.common import ReduceOp, W, World, carried, ints, plain, run_world
 
 
@@ -24,7 +24,8 @@ def _init(lib: Any, w: World) -> str:
 def task_7_4_the_public_api_on_labccl(lib: Any) -> Any:
     """``init_process_group`` with your backend's name, then ``dist.*`` in a world of 3:
     rank and size, ``all_reduce``, ``broadcast``, ``all_gather``, ``reduce_scatter``,
-    ``reduce`` (the root's result), ``all_gather_single``, ``reduce_scatter_single``,
+    ``reduce`` (the root's result, MAX), ``all_gather_single`` and ``reduce_scatter_single``
+    (2-d blocks, stacked along dim 0; MAX),
     ``barrier``, and ``send``/``recv`` around the ring; the messages go over the course's
     interconnect (a backend that hands the work to gloo is not yours)."""
 
@@ -48,13 +49,13 @@ def task_7_4_the_public_api_on_labccl(lib: Any) -> Any:
         dist.reduce_scatter(o, [ints(r, 2, salt=3 + i) for i in range(size)], ReduceOp.MAX)
         out["reduce_scatter"] = plain(o)
         t = ints(r, 3, salt=7)
-        dist.reduce(t, dst=1, op=ReduceOp.SUM)
+        dist.reduce(t, dst=1, op=ReduceOp.MAX)
         out["reduce"] = plain(t) if r == 1 else None
-        flat = torch.zeros(size * 2)
-        dist.all_gather_single(flat, ints(r, 2, salt=8))
+        flat = torch.zeros(size * 2, 3)
+        dist.all_gather_single(flat, ints(r, 2, 3, salt=8))
         out["all_gather_single"] = plain(flat)
-        o = torch.zeros(2)
-        dist.reduce_scatter_single(o, ints(r, size * 2, salt=9), ReduceOp.SUM)
+        o = torch.zeros(2, 2)
+        dist.reduce_scatter_single(o, ints(r, size * 2, 2, salt=9), ReduceOp.MAX)
         out["reduce_scatter_single"] = plain(o)
         dist.barrier()
         got = torch.zeros(3)
@@ -76,7 +77,9 @@ def task_7_4_the_public_api_on_labccl(lib: Any) -> Any:
 def task_7_4_async_op_returns_work(lib: Any) -> Any:
     """``async_op=True`` returns your Work: ``wait()`` is True, ``is_completed()`` is True
     after it, and ``get_future().value()`` is the list of output tensors, for ``all_reduce``
-    and ``all_gather`` (DDP's reducer reads its buckets' results this way)."""
+    and ``all_gather`` (DDP's reducer reads its buckets' results this way);
+    ``all_gather_single``'s result is the output's blocks, and a reduce-scatter's Work has no
+    result, as gloo's."""
 
     def rank_main(w: World) -> Any:
         _init(lib, w)
@@ -86,7 +89,14 @@ def task_7_4_async_op_returns_work(lib: Any) -> Any:
         outs = [torch.zeros(2) for _ in range(w.world_size)]
         gathered = dist.all_gather(outs, ints(w.rank, 2, salt=1), async_op=True)
         gathered.wait()
+        flat = torch.zeros(2 * w.world_size)
+        single = dist.all_gather_single(flat, ints(w.rank, 2, salt=2), async_op=True)
+        single.wait()
+        scattered = dist.reduce_scatter_single(torch.zeros(1), ints(w.rank, 2), async_op=True)
+        scattered.wait()
         return {
+            "all_gather_single's result": [plain(x) for x in single.result()],
+            "reduce_scatter_single's result": _raises(scattered.result),
             "wait": waited,
             "completed": bool(work.is_completed()),
             "future": [plain(x) for x in work.get_future().value()],
@@ -209,3 +219,45 @@ def task_7_4_what_ddp_asks_of_a_backend(lib: Any) -> Any:
         return log
 
     return guard(lambda: run_world(2, rank_main))
+
+
+def _raises(fn: Any) -> Any:
+    try:
+        fn()
+    except Exception as exc:  # noqa: BLE001 - the error is the observation
+        return raised(exc)["type"]
+    return "no error"
+
+
+@case(W, points=2, tasks=("7.2", "7.3", "7.4"))
+def task_7_4_barrier_and_receives_posted_first(lib: Any) -> Any:
+    """Through ``dist.*`` in a world of 3: no rank leaves ``dist.barrier()`` before every rank
+    has reached it (twice), and ``dist.irecv`` from the left posted before ``dist.isend`` to
+    the right completes (an async receive must not block)."""
+    lock, events = threading.Lock(), []
+
+    def rank_main(w: World) -> Any:
+        _init(lib, w)
+        for round_ in (1, 2):
+            with lock:
+                events.append(("arrive", round_))
+            dist.barrier()
+            with lock:
+                events.append(("leave", round_))
+        got = torch.zeros(3)
+        recv = dist.irecv(got, (w.rank - 1) % w.world_size)
+        send = dist.isend(ints(w.rank, 3, salt=4), (w.rank + 1) % w.world_size)
+        recv.wait()
+        send.wait()
+        return plain(got)
+
+    def run() -> Any:
+        received = run_world(3, rank_main)
+        order = []
+        for round_ in (1, 2):
+            arrived = [i for i, e in enumerate(events) if e == ("arrive", round_)]
+            left = [i for i, e in enumerate(events) if e == ("leave", round_)]
+            order.append(max(arrived) < min(left))
+        return {"everyone arrived before anyone left": order, "received": received}
+
+    return guard(run)

@@ -7,7 +7,7 @@ from typing import Any
 import torch
 
 from autograder.cases import case
-from autograder.observe import guard
+from autograder.observe import guard, raised
 from autograder.weeks.week7.common import W
 
 # The MLP Linear(64, 256)-ReLU-Linear(256, 256)-ReLU-Linear(256, 10): its parameters' shapes.
@@ -42,7 +42,8 @@ def task_7_5_buckets_of_an_mlp(lib: Any) -> Any:
 def task_7_5_dtypes_sparse_and_ready_order(lib: Any) -> Any:
     """Buckets hold one dtype each, and each dtype walks the limits on its own; a tensor that
     expects a sparse gradient gets a bucket of its own (limit 0); with ``tensor_indices`` (the
-    order gradients became ready) the buckets keep the order they closed in."""
+    order gradients became ready) the buckets keep the order they closed in. No tensors at
+    all: an error."""
     mixed = [torch.zeros(10), torch.zeros(5, dtype=torch.float64), torch.zeros(3),
              torch.zeros(100), torch.zeros(20, dtype=torch.float64)]  # fmt: skip
     same = [torch.zeros(n) for n in (10, 5, 3, 100)]
@@ -52,4 +53,14 @@ def task_7_5_dtypes_sparse_and_ready_order(lib: Any) -> Any:
         "sparse by index": _assign(lib, same, [40, 400], [True, False, False, False], [3, 2, 1, 0]),
         "ready order": _assign(lib, same, [40, 400], [], [3, 2, 1, 0]),
         "ready order, one limit": _assign(lib, same, [40], [], [1, 3, 0, 2]),
+        "no tensors": _refused(lambda: lib.compute_bucket_assignment_by_size([], [40])),
     }
+
+
+def _refused(fn: Any) -> Any:
+    """Only the kind of error: torch's is an internal assert naming its own source line."""
+    try:
+        fn()
+    except Exception as exc:  # noqa: BLE001 - the error is the observation
+        return raised(exc)["type"]
+    return "no error"

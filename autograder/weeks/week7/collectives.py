@@ -9,6 +9,7 @@ import threading
 from typing import Any
 
 import torch
+import torch.distributed as dist
 
 from autograder.cases import case
 from autograder.observe import guard, raised
@@ -92,6 +93,42 @@ def task_7_2_receives_posted_first(lib: Any) -> Any:
     return world(3, rank_main)
 
 
+@case(W, points=2, tasks="7.2")
+def task_7_2_the_wire_carries_bytes(lib: Any) -> Any:
+    """A message lands in the receiver's buffer as bytes: four float32 values received into
+    an int32 buffer of the same size give the floats' bit patterns, and a 2 by 2 message fills
+    a buffer of 4, as on gloo. A send or
+    receive Work has no result and no future: both raise (c10d's ``Work`` base class)."""
+
+    def rank_main(w: World) -> Any:
+        comm = lib.Comm(w.port)
+        if w.rank == 0:
+            work = comm.isend(torch.tensor([0.0, 1.0, 2.0, -0.5]), 1)
+            work.wait()
+            comm.send(torch.tensor([[3, 4], [5, 6]], dtype=torch.int32), 1)
+            return {"send's result": _raises(work.result), "future": _raises(work.get_future)}
+        buffer, square = torch.zeros(4, dtype=torch.int32), torch.zeros(4, dtype=torch.int32)
+        work = comm.irecv(buffer, 0)
+        work.wait()
+        comm.recv(square, 0)
+        return {
+            "received": plain(buffer),
+            "a 2 by 2 message in a buffer of 4": plain(square),
+            "recv's result": _raises(work.result),
+            "future": _raises(work.get_future),
+        }
+
+    return world(2, rank_main)
+
+
+def _raises(fn: Any) -> Any:
+    try:
+        fn()
+    except Exception as exc:  # noqa: BLE001 - the error is the observation
+        return raised(exc)["type"]
+    return "no error"
+
+
 # ---- Task 7.3: collectives ------------------------------------------------------------------
 
 
@@ -150,13 +187,13 @@ def task_7_3_broadcast_binomial_tree(lib: Any) -> Any:
 
 @case(W, points=3, tasks=("7.2", "7.3"))
 def task_7_3_reduce_to_a_root(lib: Any) -> Any:
-    """``reduce`` to each root with SUM and MAX (worlds of 3 and 4): the root's tensor holds
-    the reduction; every other rank sends once."""
+    """``reduce`` to each root with SUM, MAX and AVG (worlds of 3 and 4): the root's tensor
+    holds the reduction; every other rank sends once."""
     return {
         f"W={size} dst={root} {op.name}": _collective(lib, size, "reduce", (5,), op, root)
         for size in (3, 4)
         for root in (0, size - 1)
-        for op in (ReduceOp.SUM, ReduceOp.MAX)
+        for op in (ReduceOp.SUM, ReduceOp.MAX, ReduceOp.AVG)
     }
 
 
@@ -169,12 +206,12 @@ def task_7_3_all_gather_ring(lib: Any) -> Any:
 
 @case(W, points=3, tasks=("7.2", "7.3"))
 def task_7_3_reduce_scatter_ring(lib: Any) -> Any:
-    """``reduce_scatter`` with SUM and MIN in worlds of 2, 3 and 4: rank ``r`` holds the
+    """``reduce_scatter`` with SUM, MIN and AVG in worlds of 2, 3 and 4: rank ``r`` holds the
     reduction of every rank's block ``r``; ``W - 1`` messages per rank."""
     return {
         f"W={size} {op.name}": _collective(lib, size, "reduce_scatter", (3,), op)
         for size in (2, 3, 4)
-        for op in (ReduceOp.SUM, ReduceOp.MIN)
+        for op in (ReduceOp.SUM, ReduceOp.MIN, ReduceOp.AVG)
     }
 
 
@@ -203,6 +240,55 @@ def task_7_3_reduce_ops(lib: Any) -> Any:
             lib, 3, "all_reduce", (4,), op, dtype=torch.int32, salt=4
         )
     return out
+
+
+# Three ranks' values whose average rounds differently when each is divided first (found by
+# trying every triple of -20..20 in float32): AVG is the sum, divided once, at the end.
+THIRDS = [[-20.0, -20.0, -20.0, 1.0, 7.0], [-20.0, -20.0, -19.0, 1.0, 7.0],
+          [-18.0, -15.0, -17.0, 1.0, 10.0]]  # fmt: skip
+
+
+@case(W, points=2, tasks=("7.2", "7.3"))
+def task_7_3_avg_divides_once(lib: Any) -> Any:
+    """AVG in a world of 3 through ``all_reduce``, ``reduce_scatter`` and ``reduce``, on
+    values where dividing each rank's share first rounds differently: compared bit for bit
+    (each float32's bits as an int32), since the difference is in the last bit."""
+
+    def bits(t: torch.Tensor) -> Any:
+        return t.view(torch.int32).tolist()
+
+    def rank_main(w: World) -> Any:
+        comm = lib.Comm(w.port)
+        mine = torch.tensor(THIRDS[w.rank])
+        out: dict[str, Any] = {}
+        t = mine.clone()
+        lib.all_reduce(comm, t, ReduceOp.AVG)
+        out["all_reduce"] = bits(t)
+        o = torch.zeros(5)
+        lib.reduce_scatter(comm, o, [mine.clone() for _ in range(3)], ReduceOp.AVG)
+        out["reduce_scatter"] = bits(o)
+        t = mine.clone()
+        lib.reduce(comm, t, 0, ReduceOp.AVG)
+        out["reduce"] = bits(t) if w.rank == 0 else None
+        return out
+
+    return world(3, rank_main)
+
+
+@case(W, points=2, tasks=("7.2", "7.3"))
+def task_7_3_a_transposed_tensor_and_premul_sum(lib: Any) -> Any:
+    """``all_reduce`` of a transposed (non-contiguous) tensor writes the sums in place, in its
+    own layout; ``ReduceOp.PREMUL_SUM`` (NCCL's) raises, as on gloo."""
+
+    def rank_main(w: World) -> Any:
+        comm = lib.Comm(w.port)
+        t = ints(w.rank, 3, 2).t()
+        lib.all_reduce(comm, t, ReduceOp.SUM)
+        premul = dist._make_nccl_premul_sum(2.0)
+        refused = _raises(lambda: lib.all_reduce(comm, ints(w.rank, 2), premul))
+        return {"transposed": plain(t), "strides": list(t.stride()), "PREMUL_SUM": refused}
+
+    return world(2, rank_main)
 
 
 @case(W, points=2, tasks=("7.2", "7.3"))

@@ -27,7 +27,8 @@ def _steps(store: Any, steps: list[tuple[str, tuple]]) -> list[Any]:
 
 @case(W, points=2, tasks="7.1")
 def task_7_1_set_get_add(lib: Any) -> Any:
-    """``set`` takes text or bytes and ``get`` gives bytes; ``add`` keeps a decimal count;
+    """``set`` takes text or bytes and ``get`` gives bytes; ``add`` keeps a decimal count
+    (negative ones too);
     ``check``, ``num_keys`` and ``delete_key`` see what is there; ``add`` on a key that
     holds no number raises."""
     store = lib.LabStore()
@@ -42,6 +43,9 @@ def task_7_1_set_get_add(lib: Any) -> Any:
             ("add", ("c", 2)),
             ("get", ("c",)),
             ("add", ("zero", 0)),
+            ("add", ("below", -5)),
+            ("add", ("below", 2)),
+            ("get", ("below",)),
             ("check", (["k", "c"],)),
             ("check", (["k", "nope"],)),
             ("num_keys", ()),
@@ -141,3 +145,54 @@ def task_7_1_set_wakes_whoever_waits(lib: Any) -> Any:
             return raised(exc)["type"]
 
     return guard(lambda: run_world(2, rank_main))
+
+
+@case(W, points=3, tasks="7.1")
+def task_7_1_the_timeout_each_wait_is_given(lib: Any) -> Any:
+    """A wait gives up after the timeout it is given (``wait(keys, timeout)``), else after
+    the store's, as last set with ``set_timeout``, to the millisecond: rank 0 gives up on a
+    key nobody sets (0.1 s) and says so; rank 1 expects that within 1.5 s. Then a 900 ms
+    timeout is long enough for a key set 0.2 s later."""
+
+    def gives_up(configure: Any) -> Any:
+        store = lib.LabStore(timeout=timedelta(seconds=3))
+
+        def rank_main(w: World) -> Any:
+            try:
+                if w.rank == 0:
+                    try:
+                        configure(store)
+                    except Exception as exc:  # noqa: BLE001 - the timeout we expect
+                        store.set("gave up", raised(exc)["type"])
+                    return "done"
+                deadline = time.monotonic() + 1.5  # check(), not wait(): its own timeout
+                while not store.check(["gave up"]):  # is what is being tested
+                    if time.monotonic() > deadline:
+                        return "rank 0 was still waiting after 1.5 s"
+                    time.sleep(0.01)
+                return f"rank 0 gave up in time, with {store.get('gave up').decode()}"
+            except Exception as exc:  # noqa: BLE001 - a timeout is the observation
+                return raised(exc)["type"]
+
+        return guard(lambda: run_world(2, rank_main))
+
+    def late_key(w: World, store: Any) -> Any:
+        try:
+            if w.rank == 0:
+                time.sleep(0.2)
+                store.set("late", "here")
+                return "set"
+            store.set_timeout(timedelta(milliseconds=900))
+            store.wait(["late"])
+            return store.get("late").decode()
+        except Exception as exc:  # noqa: BLE001 - a timeout is the observation
+            return raised(exc)["type"]
+
+    late = lib.LabStore(timeout=timedelta(seconds=3))
+    return {
+        "wait's own timeout": gives_up(lambda st: st.wait(["never"], timedelta(milliseconds=100))),
+        "set_timeout": gives_up(
+            lambda st: (st.set_timeout(timedelta(milliseconds=100)), st.get("never"))
+        ),
+        "900 ms": guard(lambda: run_world(2, lambda w: late_key(w, late))),
+    }
