@@ -279,8 +279,10 @@ def all_reduce(comm: Comm, tensor: torch.Tensor, op: Any = ReduceOp.SUM) -> None
 
 
 def barrier(comm: Comm) -> None:
-    """Task 7.3: ``dist.barrier``: no rank returns before every rank has called it (gloo
-    all-reduces a one-element tensor; do the same)."""
+    """Task 7.3: ``dist.barrier``: no rank returns before every rank has called it. gloo
+    runs a dissemination barrier (``gloo/barrier.cc``: ``ceil(log2 W)`` rounds of empty
+    messages); an ``all_reduce`` of one element is a barrier too, since no rank's result is
+    ready before every rank has sent its part: use that."""
     raise NotImplementedError("barrier (Task 7.3)")
 
 
