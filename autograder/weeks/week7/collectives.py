@@ -13,7 +13,16 @@ import torch.distributed as dist
 
 from autograder.cases import case
 from autograder.observe import guard, raised
-from autograder.weeks.week7.common import ReduceOp, W, World, ints, plain, run_world, traffic
+from autograder.weeks.week7.common import (
+    ReduceOp,
+    W,
+    World,
+    error_of,
+    ints,
+    plain,
+    run_world,
+    traffic,
+)
 
 
 def world(size: int, rank_main: Any) -> Any:
@@ -106,7 +115,7 @@ def task_7_2_the_wire_carries_bytes(lib: Any) -> Any:
             work = comm.isend(torch.tensor([0.0, 1.0, 2.0, -0.5]), 1)
             work.wait()
             comm.send(torch.tensor([[3, 4], [5, 6]], dtype=torch.int32), 1)
-            return {"send's result": _raises(work.result), "future": _raises(work.get_future)}
+            return {"send's result": error_of(work.result), "future": error_of(work.get_future)}
         buffer, square = torch.zeros(4, dtype=torch.int32), torch.zeros(4, dtype=torch.int32)
         work = comm.irecv(buffer, 0)
         work.wait()
@@ -114,19 +123,11 @@ def task_7_2_the_wire_carries_bytes(lib: Any) -> Any:
         return {
             "received": plain(buffer),
             "a 2 by 2 message in a buffer of 4": plain(square),
-            "recv's result": _raises(work.result),
-            "future": _raises(work.get_future),
+            "recv's result": error_of(work.result),
+            "future": error_of(work.get_future),
         }
 
     return world(2, rank_main)
-
-
-def _raises(fn: Any) -> Any:
-    try:
-        fn()
-    except Exception as exc:  # noqa: BLE001 - the error is the observation
-        return raised(exc)["type"]
-    return "no error"
 
 
 # ---- Task 7.3: collectives ------------------------------------------------------------------
@@ -285,7 +286,7 @@ def task_7_3_a_transposed_tensor_and_premul_sum(lib: Any) -> Any:
         t = ints(w.rank, 3, 2).t()
         lib.all_reduce(comm, t, ReduceOp.SUM)
         premul = dist._make_nccl_premul_sum(2.0)
-        refused = _raises(lambda: lib.all_reduce(comm, ints(w.rank, 2), premul))
+        refused = error_of(lambda: lib.all_reduce(comm, ints(w.rank, 2), premul))
         return {"transposed": plain(t), "strides": list(t.stride()), "PREMUL_SUM": refused}
 
     return world(2, rank_main)

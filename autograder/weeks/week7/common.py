@@ -8,11 +8,23 @@ from typing import Any
 import torch
 import torch.distributed as dist
 
+from autograder.observe import raised
 from autograder.oracle import TorchLib
 from autograder.weeks.week7.world import World, run_world
 
 W = "week7"
-__all__ = ["W", "World", "data", "plain", "run_world", "traffic", "ints", "ReduceOp", "carried"]
+__all__ = [
+    "W",
+    "World",
+    "data",
+    "plain",
+    "run_world",
+    "traffic",
+    "ints",
+    "ReduceOp",
+    "carried",
+    "error_of",
+]
 ReduceOp = dist.ReduceOp
 
 
@@ -48,3 +60,14 @@ def carried(lib: Any, link: Any) -> bool:
     hands the work to gloo (``register_labccl`` returning ``"gloo"``) sends nothing over it.
     On torch's side gloo is the library, its own transport the interconnect: True."""
     return True if isinstance(lib, TorchLib) else sum(link.messages) > 0
+
+
+def error_of(fn: Any) -> str:
+    """The kind of error ``fn()`` raises (``"RuntimeError"``...), or ``"no error"``: for
+    calls whose message is torch's own business (an internal assert naming its source
+    line), or that must raise where torch raises."""
+    try:
+        fn()
+    except Exception as exc:  # noqa: BLE001 - the error is the observation
+        return raised(exc)["type"]
+    return "no error"
