@@ -151,6 +151,13 @@ TASK_TITLES: dict[str, dict[str, str]] = {
         "6.11": "code generation: Python kernels and a wrapper",
         "6.12": 'backend="labdev": the whole stack training a model',
     },
+    "week7": {
+        "7.1": "the store: LabStore, as dist.HashStore",
+        "7.2": "point-to-point: isend, irecv and their Work",
+        "7.3": "collectives by algorithm: binomial trees and rings, every ReduceOp",
+        "7.4": 'the backend "labccl": dist.* and real DDP on your library',
+        "7.5": "DDP's gradient buckets: compute_bucket_assignment_by_size",
+    },
 }
 
 
