@@ -200,7 +200,8 @@ class Comm:
 
 
 def combine(a: torch.Tensor, b: torch.Tensor, op: Any) -> None:
-    """Task 7.3: ``a = a op b`` in place, for a ``ReduceOp`` (gloo's ``ReductionFunction``):
+    """Task 7.3: ``a = a op b`` in place, for a ``ReduceOp`` (gloo's reduce functions,
+    ``toFunction`` in ``ProcessGroupGlooDetail.hpp``):
     SUM and AVG add (AVG divides once, at the end), PRODUCT multiplies, MAX and MIN keep the
     larger and smaller, BAND, BOR and BXOR are bitwise (integer tensors only: torch raises a
     RuntimeError for a float one). Any other op (``PREMUL_SUM``) raises ``RuntimeError``, as

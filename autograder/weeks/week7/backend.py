@@ -32,7 +32,7 @@ def _init(lib: Any, w: World) -> str:
 @case(W, points=3, tasks=("7.2", "7.3", "7.4"))
 def task_7_4_the_public_api_on_labccl(lib: Any) -> Any:
     """``init_process_group`` with your backend's name, then ``dist.*`` in a world of 3:
-    rank and size, ``all_reduce``, ``broadcast``, ``all_gather``, ``reduce_scatter``,
+    rank and size, ``all_reduce`` (SUM and MAX), ``broadcast``, ``all_gather``, ``reduce_scatter``,
     ``reduce`` (the root's result, MAX), ``all_gather_single`` and ``reduce_scatter_single``
     (2-d blocks, stacked along dim 0; MAX),
     ``barrier``, and ``send``/``recv`` around the ring; the messages go over the course's
@@ -48,6 +48,9 @@ def task_7_4_the_public_api_on_labccl(lib: Any) -> Any:
         t = ints(r, 4)
         dist.all_reduce(t, ReduceOp.SUM)
         out["all_reduce"] = plain(t)
+        t = ints(r, 4, salt=11)
+        dist.all_reduce(t, ReduceOp.MAX)
+        out["all_reduce MAX"] = plain(t)
         t = ints(r, 3, salt=1)
         dist.broadcast(t, src=2)
         out["broadcast"] = plain(t)
