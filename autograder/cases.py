@@ -166,6 +166,42 @@ def draw_examples(c: Case) -> list[Any]:
     def collect(example: Any) -> None:
         drawn.append(example)
 
-    collect()
+    with _without_local_constants():
+        collect()
     # JSON round trip: both sides must see exactly the same plain lists.
     return json.loads(json.dumps(drawn[: c.n_examples]))
+
+
+def _without_local_constants() -> Any:
+    """A context in which hypothesis draws with its own constants only.
+
+    Hypothesis (6.1xx, ``internal/conjecture/providers.py``, ``_get_local_constants``) biases
+    its draws toward numbers it finds in the source of every non-library module loaded in the
+    process. The grader, the pinning tool and the test suite load different modules, so one
+    case drew different examples in each (week 7's 26214400, DDP's 25 MiB, turned up in week
+    4's random traces once week 7's cases were imported). Without them a case's examples
+    depend on its seed alone. A hypothesis without the feature is left as it is."""
+    import contextlib
+
+    try:
+        from hypothesis.internal.conjecture import providers
+    except ImportError:  # pragma: no cover - another hypothesis layout
+        return contextlib.nullcontext()
+    if not hasattr(providers, "_get_local_constants") or not hasattr(providers, "Constants"):
+        return contextlib.nullcontext()
+
+    @contextlib.contextmanager
+    def none_local() -> Any:
+        original = providers._get_local_constants
+        cache = getattr(providers, "CONSTANTS_CACHE", None)
+        providers._get_local_constants = lambda: providers.Constants()
+        if cache is not None:
+            cache.cache.clear()  # allowed constants computed with the local ones
+        try:
+            yield
+        finally:
+            providers._get_local_constants = original
+            if cache is not None:
+                cache.cache.clear()
+
+    return none_local()
