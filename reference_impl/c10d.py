@@ -17,6 +17,11 @@ program:
   ``dist.Backend.register_backend`` and used through the public ``dist.*`` API, so that real
   ``DistributedDataParallel`` trains on it.
 - Task 7.5: ``compute_bucket_assignment_by_size``: how DDP packs gradients into buckets.
+- Task 7.6: ``MiniDDP``: DDP's reducer, each bucket's all-reduce launched while backward
+  still computes earlier layers' gradients, and the buckets rebuilt once in the order the
+  gradients arrived (torch 2.13's policy).
+- Task 7.7: communication hooks: ``allreduce_hook`` and ``fp16_compress_hook`` for real DDP
+  and for yours.
 
 Ranks are threads of one process here, each with its own *port* on the interconnect
 (``current_port()`` below says what a port does). A real chip's ranks are processes, one per device,
@@ -28,11 +33,16 @@ API, ``Backend.register_backend``, ``init_process_group``),
 ``torch/csrc/distributed/c10d/ProcessGroup.hpp`` and ``Backend.hpp`` (what a backend
 implements), ``ProcessGroupGloo.cpp`` (a CPU backend: one gloo algorithm per collective),
 ``HashStore.cpp`` (the in-process store), ``Work.hpp`` (what an async call returns),
-``reducer.cpp`` (``compute_bucket_assignment_by_size``).
+``reducer.cpp`` (``compute_bucket_assignment_by_size``, and the ``Reducer`` DDP runs:
+``autograd_hook``, ``mark_bucket_ready``, ``finalize_backward``, ``rebuild_buckets``),
+``torch/nn/parallel/distributed.py`` (``DistributedDataParallel``, its bucket caps),
+``torch/distributed/algorithms/ddp_comm_hooks/default_hooks.py`` (communication hooks).
 """
 
 from __future__ import annotations
 
+import functools
+import sys
 import threading
 import time
 from datetime import timedelta
@@ -641,4 +651,292 @@ def compute_bucket_assignment_by_size(
     if not tensor_indices:
         result.sort(key=lambda b: min(b[0]))
     return [b[0] for b in result], [b[1] for b in result]
+    ### END SOLUTION
+
+
+# ---- Task 7.6: a reducer that overlaps communication with backward ---------------------------
+
+
+class GradBucket:
+    """One bucket of gradients as a communication hook sees it (given): torch's
+    ``dist.GradBucket`` (``torch/csrc/distributed/c10d/comm.hpp``). ``buffer()`` is the flat
+    tensor the bucket's gradients were copied into, ``gradients()`` its views shaped as the
+    parameters, ``parameters()`` the parameters in bucket order, ``index()`` the bucket's
+    place in launch order and ``is_last()`` whether it is the last one of the iteration."""
+
+    def __init__(self, index: int, buffer: torch.Tensor, params: list, is_last: bool) -> None:
+        self._index, self._buffer, self._params, self._is_last = index, buffer, params, is_last
+
+    def index(self) -> int:
+        return self._index
+
+    def buffer(self) -> torch.Tensor:
+        return self._buffer
+
+    def set_buffer(self, buffer: torch.Tensor) -> None:
+        self._buffer = buffer
+
+    def gradients(self) -> list[torch.Tensor]:
+        return _views(self._buffer, self._params)
+
+    def parameters(self) -> list[torch.Tensor]:
+        return list(self._params)
+
+    def is_last(self) -> bool:
+        return self._is_last
+
+
+def _views(flat: torch.Tensor, params: list) -> list[torch.Tensor]:
+    """``flat`` cut into consecutive pieces shaped as ``params`` (given)."""
+    pieces = flat.split([p.numel() for p in params])
+    return [piece.view(p.shape) for piece, p in zip(pieces, params, strict=True)]
+
+
+def _mib(cap_mb: float) -> int:
+    return int(cap_mb * 1024 * 1024)
+
+
+class MiniDDP(torch.nn.Module):
+    """Task 7.6: ``DistributedDataParallel``'s reducer in Python
+    (``torch/nn/parallel/distributed.py`` builds it; ``torch/csrc/distributed/c10d/reducer.cpp``
+    runs it).
+
+    At construction every parameter and buffer takes rank 0's values (``broadcast``), and
+    the parameters are packed into buckets with Task 7.5's function: forward order, limits
+    ``[sys.maxsize]`` (one bucket, the first iteration's layout in torch 2.13) unless
+    ``find_unused_parameters`` asks for buckets by size from the start (``[first cap, cap]``),
+    then the list of buckets reversed, because gradients arrive roughly last layer first.
+
+    During backward, a hook on each parameter (``register_post_accumulate_grad_hook``, as
+    the reducer's ``autograd_hook``) copies the gradient into its bucket's flat buffer; when
+    a bucket holds all its gradients it is *launched*: its all-reduce starts while backward
+    goes on computing earlier layers' gradients (the overlap). Buckets launch in index order:
+    a full bucket waits for the ones before it (``mark_bucket_ready``). A callback queued on
+    the autograd engine runs when backward ends (``finalize_backward``): it waits for every
+    bucket's result and copies it into the parameters' ``.grad``.
+
+    Without a communication hook the gradient is multiplied by ``1 / world_size`` as it is
+    copied and the bucket all-reduced with SUM (``_AllReduceBySumCommHook``); with one
+    (``register_comm_hook``) it is copied as it is and the hook's future gives the result.
+    """
+
+    def __init__(
+        self,
+        module: torch.nn.Module,
+        process_group: Any = None,
+        bucket_cap_mb: float | None = None,
+        find_unused_parameters: bool = False,
+    ) -> None:
+        super().__init__()
+        self.module = module
+        ### BEGIN SOLUTION
+        self.process_group = process_group or dist.distributed_c10d._get_default_group()
+        self.params = [p for p in module.parameters() if p.requires_grad]
+        self.find_unused_parameters = find_unused_parameters
+        # distributed.py, _BucketCapacityConfig: 25 MiB by default, and then a first bucket of
+        # 1 MiB (dist._DEFAULT_FIRST_BUCKET_BYTES); a cap given by the user is used for both.
+        self.bucket_bytes_cap = _mib(25 if bucket_cap_mb is None else bucket_cap_mb)
+        self.first_bucket_bytes_cap = (
+            dist._DEFAULT_FIRST_BUCKET_BYTES if bucket_cap_mb is None else self.bucket_bytes_cap
+        )
+        self.comm_hook: Any = None
+        self.comm_hook_state: Any = None
+        for t in [*module.parameters(), *module.buffers()]:  # _sync_module_states
+            dist.broadcast(t.detach(), 0, group=self.process_group)
+        limits = [sys.maxsize]  # torch 2.13: one bucket until the ready order is known
+        if find_unused_parameters:
+            limits = [self.first_bucket_bytes_cap, self.bucket_bytes_cap]
+        buckets, _ = compute_bucket_assignment_by_size(self.params, limits)
+        self._initialize_buckets(list(reversed(buckets)))
+        self.ready_order: list[int] = []  # reducer.cpp's rebuilt_param_indices_
+        self.has_rebuilt_bucket = False
+        self.expect_backward = False
+        for index, param in enumerate(self.params):
+            param.register_post_accumulate_grad_hook(functools.partial(self._autograd_hook, index))
+        ### END SOLUTION
+
+    def _initialize_buckets(self, bucket_indices: list[list[int]]) -> None:
+        """Task 7.6: the buckets from lists of parameter indices (``initialize_buckets``):
+        each bucket's parameters, its flat buffer, and where each parameter sits in it."""
+        ### BEGIN SOLUTION
+        self.buckets = []
+        self.locator: dict[int, tuple[int, int]] = {}  # parameter -> (bucket, position)
+        for b, indices in enumerate(bucket_indices):
+            params = [self.params[i] for i in indices]
+            numel = sum(p.numel() for p in params)
+            buffer = torch.zeros(numel, dtype=params[0].dtype, device=params[0].device)
+            self.buckets.append({"indices": indices, "params": params, "buffer": buffer})
+            for position, i in enumerate(indices):
+                self.locator[i] = (b, position)
+        ### END SOLUTION
+
+    def register_comm_hook(self, state: Any, hook: Any) -> None:
+        """Task 7.6: ``hook(state, bucket)`` replaces the all-reduce of each bucket from now on;
+        it returns a ``torch.futures.Future`` whose value is the bucket's result."""
+        ### BEGIN SOLUTION
+        self.comm_hook_state, self.comm_hook = state, hook
+        ### END SOLUTION
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        """Task 7.6: buffers take rank 0's values; when autograd records, rebuild the buckets
+        once (below) and get ready for a backward (``prepare_for_backward``); then run the
+        module."""
+        ### BEGIN SOLUTION
+        for buffer in self.module.buffers():  # broadcast_buffers=True: _sync_buffers
+            dist.broadcast(buffer, 0, group=self.process_group)
+        if torch.is_grad_enabled():
+            self._rebuild_buckets()
+            self._prepare_for_backward()
+        ### END SOLUTION
+        return self.module(*args, **kwargs)
+
+    def _prepare_for_backward(self) -> None:
+        ### BEGIN SOLUTION
+        self.pending = [len(bucket["params"]) for bucket in self.buckets]
+        self.futures: list[Any] = []
+        self.next_bucket = 0
+        self.callback_queued = False
+        self.expect_backward = True
+        ### END SOLUTION
+
+    def _autograd_hook(self, index: int, param: torch.Tensor) -> None:
+        """Task 7.6: parameter ``index``'s gradient has been accumulated (``autograd_hook``
+        and ``mark_variable_ready``)."""
+        ### BEGIN SOLUTION
+        if not self.expect_backward:
+            return  # a backward that no forward of ours prepared: nothing to reduce
+        if not self.callback_queued:  # finalize_backward runs when the engine is done
+            torch.autograd.Variable._execution_engine.queue_callback(self._finalize_backward)
+            self.callback_queued = True
+        if not self.has_rebuilt_bucket and not self.find_unused_parameters:
+            self.ready_order.append(index)  # the order the next layout follows
+        b, position = self.locator[index]
+        bucket = self.buckets[b]
+        view = _views(bucket["buffer"], bucket["params"])[position]
+        if self.comm_hook is None:  # divide while copying: one pass over the gradient
+            torch.mul(param.grad, 1.0 / self.process_group.size(), out=view)
+        else:
+            view.copy_(param.grad)
+        self.pending[b] -= 1
+        if self.pending[b] == 0:
+            self._mark_bucket_ready()
+        ### END SOLUTION
+
+    def _mark_bucket_ready(self) -> None:
+        """Task 7.6: launch every full bucket from the next one in index order, so that all
+        ranks launch the same buckets in the same order."""
+        ### BEGIN SOLUTION
+        while self.next_bucket < len(self.buckets) and self.pending[self.next_bucket] == 0:
+            b = self.next_bucket
+            bucket = self.buckets[b]
+            grad_bucket = GradBucket(
+                b, bucket["buffer"], bucket["params"], b == len(self.buckets) - 1
+            )
+            if self.comm_hook is None:
+                work = dist.all_reduce(bucket["buffer"], group=self.process_group, async_op=True)
+                future = work.get_future()
+            else:
+                future = self.comm_hook(self.comm_hook_state, grad_bucket)
+            self.futures.append(future)
+            self.next_bucket += 1
+        ### END SOLUTION
+
+    def _finalize_backward(self) -> None:
+        """Task 7.6: wait for every bucket's result and copy it into ``.grad``."""
+        ### BEGIN SOLUTION
+        self.expect_backward = False
+        if self.next_bucket < len(self.buckets):
+            missing = [
+                name
+                for name, p in self.module.named_parameters()
+                if any(p is q for b in self.buckets[self.next_bucket :] for q in b["params"])
+                and p.grad is None
+            ]
+            raise NotImplementedError(
+                f"parameters got no gradient in this backward ({', '.join(missing) or '?'}): "
+                "DDP finds them by walking the autograd graph from the outputs "
+                "(find_unused_parameters=True) and marks them ready; MiniDDP does not"
+            )
+        for bucket, future in zip(self.buckets, self.futures, strict=True):
+            result = future.wait()
+            if isinstance(result, list):  # an all-reduce's future holds a list of tensors
+                result = result[0]
+            params = bucket["params"]
+            for param, reduced in zip(params, _views(result, params), strict=True):
+                param.grad.copy_(reduced)
+        ### END SOLUTION
+
+    # ---- buckets rebuilt in the order gradients arrive -------------------------------------
+
+    def _rebuild_buckets(self) -> None:
+        """Task 7.6: once, at the forward after the first backward, repack the buckets in
+        the order the gradients became ready (``Reducer::rebuild_buckets``): Task 7.5's
+        function on the parameters in that order, with their indices as ``tensor_indices``
+        and limits ``[first cap, cap]``. Never with ``find_unused_parameters`` (the graph
+        may change between iterations). The ranks must agree on the layout: rank 0's is
+        broadcast (``sync_bucket_indices``)."""
+        ### BEGIN SOLUTION
+        if self.has_rebuilt_bucket or self.find_unused_parameters or not self.ready_order:
+            return
+        order = self.ready_order
+        limits = [self.first_bucket_bytes_cap, self.bucket_bytes_cap]
+        tensors = [self.params[i] for i in order]
+        buckets, _ = compute_bucket_assignment_by_size(tensors, limits, [], order)
+        self._initialize_buckets(self._sync_bucket_indices(buckets))
+        self.has_rebuilt_bucket = True
+        ### END SOLUTION
+
+    def _sync_bucket_indices(self, buckets: list[list[int]]) -> list[list[int]]:
+        """Task 7.6: rank 0's bucket layout, on every rank: the sizes, then the indices."""
+        ### BEGIN SOLUTION
+        sizes = torch.tensor([len(b) for b in buckets] + [0] * (len(self.params) - len(buckets)))
+        flat = torch.tensor([i for b in buckets for i in b])
+        dist.broadcast(sizes, 0, group=self.process_group)
+        dist.broadcast(flat, 0, group=self.process_group)
+        layout, start = [], 0
+        for size in sizes.tolist():
+            if size:
+                layout.append(flat[start : start + size].tolist())
+                start += size
+        return layout
+        ### END SOLUTION
+
+
+# ---- Task 7.7: communication hooks ------------------------------------------------------------
+
+
+# The hooks' ``bucket`` and result carry no annotations on purpose: real DDP's
+# ``register_comm_hook`` (``_check_comm_hook`` in distributed.py) refuses a hook whose
+# annotations are not exactly ``dist.GradBucket`` and ``torch.futures.Future[torch.Tensor]``,
+# and in this module (``from __future__ import annotations``) they would be strings.
+
+
+def allreduce_hook(process_group: Any, bucket):  # no annotations: see above
+    """Task 7.7: the hook that does what DDP does without one: divide the bucket's buffer by
+    the group's size, all-reduce it asynchronously, and return a future of the tensor
+    (``torch/distributed/algorithms/ddp_comm_hooks/default_hooks.py``, ``allreduce_hook``).
+    ``process_group`` None means the default group."""
+    ### BEGIN SOLUTION
+    group = process_group or dist.distributed_c10d._get_default_group()
+    tensor = bucket.buffer().div_(group.size())
+    work = dist.all_reduce(tensor, group=group, async_op=True)
+    return work.get_future().then(lambda fut: fut.value()[0])
+    ### END SOLUTION
+
+
+def fp16_compress_hook(process_group: Any, bucket):  # no annotations: see above
+    """Task 7.7: send half the bytes: cast the buffer to ``float16``, divide by the group's
+    size, all-reduce that, and when it completes copy it back into the original buffer and
+    return the buffer (``default_hooks.py``, ``fp16_compress_hook``). Gradients lose
+    precision (float16 keeps 11 bits of mantissa) and may overflow past 65504."""
+    ### BEGIN SOLUTION
+    group = process_group or dist.distributed_c10d._get_default_group()
+    buffer = bucket.buffer()
+    compressed = buffer.to(torch.float16).div_(group.size())
+
+    def decompress(fut: torch.futures.Future) -> torch.Tensor:
+        return buffer.copy_(fut.value()[0])
+
+    work = dist.all_reduce(compressed, group=group, async_op=True)
+    return work.get_future().then(decompress)
     ### END SOLUTION

@@ -1,7 +1,9 @@
 """Week 7's random programs: collectives over random worlds, dtypes, shapes, ops and roots,
-called directly (Task 7.3) or through ``dist.*`` on the learner's backend (Task 7.4), and
-random parameter lists for DDP's bucket assignment (Task 7.5). Torch runs each on gloo
-(ranks as threads), the engine on its own library over the course's interconnect.
+called directly (Task 7.3) or through ``dist.*`` on the learner's backend (Task 7.4),
+random parameter lists for DDP's bucket assignment (Task 7.5), and random models trained
+under DDP (Tasks 7.6-7.7: real DDP on torch's side, ``MiniDDP`` on the learner's). Torch
+runs each on gloo (ranks as threads), the engine on its own library over the course's
+interconnect.
 
 Data are small integers (as floats or ints), so every order of summation gives the same bits:
 torch's ring and yours may add in different orders, and that is not a difference.
@@ -64,10 +66,35 @@ def _buckets(rng: random.Random) -> dict[str, Any]:
             "indices": indices}  # fmt: skip
 
 
+HOOKS = ("none", "watch", "allreduce_hook", "fp16_compress_hook")
+
+
+def _ddp(rng: random.Random) -> dict[str, Any]:
+    """A small MLP under DDP (Tasks 7.6-7.7): widths, whether its layers are defined in the
+    opposite order to their use, a bucket cap in bytes (None: DDP's defaults),
+    find_unused_parameters, a communication hook, and steps."""
+    depth = rng.randint(1, 3)
+    hook = rng.choice(HOOKS)
+    # float16's sum of three numbers depends on the order, which is the library's business
+    world_size = 2 if hook == "fp16_compress_hook" else rng.choice((2, 3, 4))
+    return {
+        "kind": "ddp",
+        "world_size": world_size,
+        "widths": [rng.randint(1, 12) for _ in range(depth + 1)],
+        "backwards": depth > 1 and rng.random() < 0.4,
+        "cap": rng.choice((None, None, 24, 100, 400, 1000, 4000)),
+        "find_unused": rng.random() < 0.3,
+        "hook": hook,
+        "steps": rng.randint(1, 3),
+        "salt": rng.randrange(1000),
+    }
+
+
 KINDS: dict[str, Any] = {
     "collective": lambda rng: _collective(rng, "collective"),
     "process_group": lambda rng: _collective(rng, "process_group"),
     "buckets": _buckets,
+    "ddp": _ddp,
 }
 
 
@@ -155,16 +182,86 @@ def buckets_of(lib: Any, p: dict[str, Any]) -> Any:
     return {"buckets": [list(b) for b in buckets], "limits": list(limits)}
 
 
+class _Layers(torch.nn.Module):
+    """Linear layers with ReLU between them, registered in use order or (``backwards``) the
+    opposite, so that parameter order and gradient order disagree."""
+
+    def __init__(self, widths: list[int], backwards: bool, g: torch.Generator) -> None:
+        super().__init__()
+        layers = [torch.nn.Linear(a, b) for a, b in zip(widths, widths[1:], strict=False)]
+        self.backwards = backwards
+        self.layers = torch.nn.ModuleList(layers[::-1] if backwards else layers)
+        with torch.no_grad():
+            for p in self.parameters():
+                p.copy_(torch.randn(p.shape, generator=g) / 2)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        layers = list(self.layers)
+        for i, layer in enumerate(layers[::-1] if self.backwards else layers):
+            x = layer(torch.relu(x) if i else x)
+        return x
+
+
+def _plain(fn: Any) -> Any:
+    def hook(state, bucket):  # no annotations: real DDP checks a hook's
+        return fn(state, bucket)
+
+    return hook
+
+
+def ddp_on(lib: Any, p: dict[str, Any]) -> Any:
+    """Train the drawn model under the engine's DDP on every rank: the events of backward
+    (gradients arriving, buckets launched: ``common.Events``) when a hook watches, the losses
+    and the weights."""
+    from autograder.weeks.week7.common import Events, build_lock, floats, train
+
+    def rank_main(w: World) -> Any:
+        dist.init_process_group(
+            lib.register_labccl(), store=w.store, rank=w.rank, world_size=w.world_size
+        )
+        with build_lock:
+            g = torch.Generator().manual_seed(1000 * p["salt"] + w.rank)
+            model = _Layers(p["widths"], p["backwards"], g)
+        events = Events(model)
+        cap = None if p["cap"] is None else p["cap"] / 2**20
+        ddp = lib.MiniDDP(model, bucket_cap_mb=cap, find_unused_parameters=p["find_unused"])
+        if p["hook"] == "watch":
+            ddp.register_comm_hook(None, events.hook)
+        elif p["hook"] != "none":
+            ddp.register_comm_hook(None, _plain(getattr(lib, p["hook"])))
+        smooth = p["hook"] == "fp16_compress_hook"
+        losses = train(
+            ddp, w.rank, p["steps"], p["widths"][0], between=events.iteration, smooth=smooth
+        )
+        return {
+            "events": events.log,
+            "losses": losses,
+            "weights": [floats(t) for t in model.parameters()],
+        }
+
+    return run_world(p["world_size"], rank_main)
+
+
 def execute(lib: Any, program: dict[str, Any]) -> Any:
     try:
         if program["kind"] == "buckets":
             return buckets_of(lib, program)
+        if program["kind"] == "ddp":
+            return ddp_on(lib, program)
         return collective_on(lib, program)
     except Exception as exc:  # noqa: BLE001 - an error is an observation
         return raised(exc)
 
 
 def describe(p: dict[str, Any]) -> str:
+    if p["kind"] == "ddp":
+        order = ", layers defined last first" if p["backwards"] else ""
+        cap = "default caps" if p["cap"] is None else f"bucket_cap_mb={p['cap']}/2**20"
+        return (
+            f"world of {p['world_size']} ranks; MLP of widths {p['widths']}{order} (seed "
+            f"{p['salt']}); DDP with {cap}, find_unused_parameters={p['find_unused']}, "
+            f"hook {p['hook']}; {p['steps']} SGD step(s)"
+        )
     if p["kind"] == "buckets":
         sizes = ", ".join(f"{t['numel']} x {t['dtype']}" for t in p["tensors"])
         return (

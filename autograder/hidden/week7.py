@@ -32,3 +32,11 @@ def hidden_random_collectives_through_dist(lib: Any, program: Any) -> Any:
 )  # fmt: skip
 def hidden_random_bucket_assignments(lib: Any, program: Any) -> Any:
     return generator.execute(lib, program)
+
+
+@property_case(
+    W, lambda: drawn("ddp", "hidden"), n=12, points=3, hidden=True,
+    tasks=("7.2", "7.3", "7.4", "7.5", "7.6", "7.7"), label=label,
+)  # fmt: skip
+def hidden_random_models_under_ddp(lib: Any, program: Any) -> Any:
+    return generator.execute(lib, program)

@@ -157,6 +157,8 @@ TASK_TITLES: dict[str, dict[str, str]] = {
         "7.3": "collectives by algorithm: binomial trees and rings, every ReduceOp",
         "7.4": 'the backend "labccl": dist.* and real DDP on your library',
         "7.5": "DDP's gradient buckets: compute_bucket_assignment_by_size",
+        "7.6": "MiniDDP: DDP's reducer, overlap and the rebuilt buckets",
+        "7.7": "Communication hooks: allreduce_hook and fp16_compress_hook",
     },
 }
 

@@ -10,7 +10,11 @@ learner's library. Where the learner has a function, torch's is named beside it:
 - ``broadcast``, ``reduce``, ``all_gather``, ``reduce_scatter``, ``all_reduce``, ``barrier``
   -> gloo's collectives of the same name;
 - ``register_labccl`` -> ``"gloo"``; ``create_labccl`` -> ``dist.ProcessGroupGloo``;
-- ``compute_bucket_assignment_by_size`` -> ``dist._compute_bucket_assignment_by_size``.
+- ``compute_bucket_assignment_by_size`` -> ``dist._compute_bucket_assignment_by_size``;
+- ``MiniDDP`` -> ``torch.nn.parallel.DistributedDataParallel`` with the same arguments (its
+  C++ ``Reducer``);
+- ``allreduce_hook``, ``fp16_compress_hook`` -> the hooks of
+  ``torch.distributed.algorithms.ddp_comm_hooks.default_hooks``.
 
 What gloo sends over its sockets is not visible from Python, so the traffic of each algorithm
 (messages per rank, elements in all) is its textbook cost, ``algorithm_traffic`` below: a
@@ -111,6 +115,28 @@ def _buckets(
     )
 
 
+def _ddp(
+    torch: Any,
+    module: Any,
+    process_group: Any = None,
+    bucket_cap_mb: float | None = None,
+    find_unused_parameters: bool = False,
+) -> Any:
+    return torch.nn.parallel.DistributedDataParallel(
+        module,
+        process_group=process_group,
+        bucket_cap_mb=bucket_cap_mb,
+        find_unused_parameters=find_unused_parameters,
+    )
+
+
+def _hook(name: str) -> Any:
+    from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
+
+    target = getattr(default_hooks, name)
+    return lambda torch, state, bucket: target(state, bucket)
+
+
 TORCH_EXTRAS = {
     "LabStore": _store,
     "Comm": lambda torch, port: _GlooComm(port),
@@ -124,4 +150,7 @@ TORCH_EXTRAS = {
     "create_labccl": _create,
     "compute_bucket_assignment_by_size": _buckets,
     "algorithm_traffic": _algorithm_traffic,
+    "MiniDDP": _ddp,
+    "allreduce_hook": _hook("allreduce_hook"),
+    "fp16_compress_hook": _hook("fp16_compress_hook"),
 }

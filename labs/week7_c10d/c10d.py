@@ -21,6 +21,11 @@ program:
   ``dist.Backend.register_backend`` and used through the public ``dist.*`` API, so that real
   ``DistributedDataParallel`` trains on it.
 - Task 7.5: ``compute_bucket_assignment_by_size``: how DDP packs gradients into buckets.
+- Task 7.6: ``MiniDDP``: DDP's reducer, each bucket's all-reduce launched while backward
+  still computes earlier layers' gradients, and the buckets rebuilt once in the order the
+  gradients arrived (torch 2.13's policy).
+- Task 7.7: communication hooks: ``allreduce_hook`` and ``fp16_compress_hook`` for real DDP
+  and for yours.
 
 Ranks are threads of one process here, each with its own *port* on the interconnect
 (``current_port()`` below says what a port does). A real chip's ranks are processes, one per device,
@@ -32,11 +37,16 @@ API, ``Backend.register_backend``, ``init_process_group``),
 ``torch/csrc/distributed/c10d/ProcessGroup.hpp`` and ``Backend.hpp`` (what a backend
 implements), ``ProcessGroupGloo.cpp`` (a CPU backend: one gloo algorithm per collective),
 ``HashStore.cpp`` (the in-process store), ``Work.hpp`` (what an async call returns),
-``reducer.cpp`` (``compute_bucket_assignment_by_size``).
+``reducer.cpp`` (``compute_bucket_assignment_by_size``, and the ``Reducer`` DDP runs:
+``autograd_hook``, ``mark_bucket_ready``, ``finalize_backward``, ``rebuild_buckets``),
+``torch/nn/parallel/distributed.py`` (``DistributedDataParallel``, its bucket caps),
+``torch/distributed/algorithms/ddp_comm_hooks/default_hooks.py`` (communication hooks).
 """
 
 from __future__ import annotations
 
+import functools
+import sys
 import threading
 import time
 from datetime import timedelta
@@ -397,3 +407,155 @@ def compute_bucket_assignment_by_size(
     gradients became ready) keep the order they closed in.
     """
     raise NotImplementedError("compute_bucket_assignment_by_size (Task 7.5)")
+
+
+# ---- Task 7.6: a reducer that overlaps communication with backward ---------------------------
+
+
+class GradBucket:
+    """One bucket of gradients as a communication hook sees it (given): torch's
+    ``dist.GradBucket`` (``torch/csrc/distributed/c10d/comm.hpp``). ``buffer()`` is the flat
+    tensor the bucket's gradients were copied into, ``gradients()`` its views shaped as the
+    parameters, ``parameters()`` the parameters in bucket order, ``index()`` the bucket's
+    place in launch order and ``is_last()`` whether it is the last one of the iteration."""
+
+    def __init__(self, index: int, buffer: torch.Tensor, params: list, is_last: bool) -> None:
+        self._index, self._buffer, self._params, self._is_last = index, buffer, params, is_last
+
+    def index(self) -> int:
+        return self._index
+
+    def buffer(self) -> torch.Tensor:
+        return self._buffer
+
+    def set_buffer(self, buffer: torch.Tensor) -> None:
+        self._buffer = buffer
+
+    def gradients(self) -> list[torch.Tensor]:
+        return _views(self._buffer, self._params)
+
+    def parameters(self) -> list[torch.Tensor]:
+        return list(self._params)
+
+    def is_last(self) -> bool:
+        return self._is_last
+
+
+def _views(flat: torch.Tensor, params: list) -> list[torch.Tensor]:
+    """``flat`` cut into consecutive pieces shaped as ``params`` (given)."""
+    pieces = flat.split([p.numel() for p in params])
+    return [piece.view(p.shape) for piece, p in zip(pieces, params, strict=True)]
+
+
+def _mib(cap_mb: float) -> int:
+    return int(cap_mb * 1024 * 1024)
+
+
+class MiniDDP(torch.nn.Module):
+    """Task 7.6: ``DistributedDataParallel``'s reducer in Python
+    (``torch/nn/parallel/distributed.py`` builds it; ``torch/csrc/distributed/c10d/reducer.cpp``
+    runs it).
+
+    At construction every parameter and buffer takes rank 0's values (``broadcast``), and
+    the parameters are packed into buckets with Task 7.5's function: forward order, limits
+    ``[sys.maxsize]`` (one bucket, the first iteration's layout in torch 2.13) unless
+    ``find_unused_parameters`` asks for buckets by size from the start (``[first cap, cap]``),
+    then the list of buckets reversed, because gradients arrive roughly last layer first.
+
+    During backward, a hook on each parameter (``register_post_accumulate_grad_hook``, as
+    the reducer's ``autograd_hook``) copies the gradient into its bucket's flat buffer; when
+    a bucket holds all its gradients it is *launched*: its all-reduce starts while backward
+    goes on computing earlier layers' gradients (the overlap). Buckets launch in index order:
+    a full bucket waits for the ones before it (``mark_bucket_ready``). A callback queued on
+    the autograd engine runs when backward ends (``finalize_backward``): it waits for every
+    bucket's result and copies it into the parameters' ``.grad``.
+
+    Without a communication hook the gradient is multiplied by ``1 / world_size`` as it is
+    copied and the bucket all-reduced with SUM (``_AllReduceBySumCommHook``); with one
+    (``register_comm_hook``) it is copied as it is and the hook's future gives the result.
+    """
+
+    def __init__(
+        self,
+        module: torch.nn.Module,
+        process_group: Any = None,
+        bucket_cap_mb: float | None = None,
+        find_unused_parameters: bool = False,
+    ) -> None:
+        super().__init__()
+        self.module = module
+        raise NotImplementedError("MiniDDP.__init__ (Task 7.6)")
+
+    def _initialize_buckets(self, bucket_indices: list[list[int]]) -> None:
+        """Task 7.6: the buckets from lists of parameter indices (``initialize_buckets``):
+        each bucket's parameters, its flat buffer, and where each parameter sits in it."""
+        raise NotImplementedError("MiniDDP._initialize_buckets (Task 7.6)")
+
+    def register_comm_hook(self, state: Any, hook: Any) -> None:
+        """Task 7.6: ``hook(state, bucket)`` replaces the all-reduce of each bucket from now on;
+        it returns a ``torch.futures.Future`` whose value is the bucket's result."""
+        raise NotImplementedError("MiniDDP.register_comm_hook (Task 7.6)")
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        """Task 7.6: buffers take rank 0's values; when autograd records, rebuild the buckets
+        once (below) and get ready for a backward (``prepare_for_backward``); then run the
+        module."""
+        raise NotImplementedError("MiniDDP.forward (Task 7.6)")
+        return self.module(*args, **kwargs)
+
+    def _prepare_for_backward(self) -> None:
+        raise NotImplementedError("MiniDDP._prepare_for_backward (Task 7.6)")
+
+    def _autograd_hook(self, index: int, param: torch.Tensor) -> None:
+        """Task 7.6: parameter ``index``'s gradient has been accumulated (``autograd_hook``
+        and ``mark_variable_ready``)."""
+        raise NotImplementedError("MiniDDP._autograd_hook (Task 7.6)")
+
+    def _mark_bucket_ready(self) -> None:
+        """Task 7.6: launch every full bucket from the next one in index order, so that all
+        ranks launch the same buckets in the same order."""
+        raise NotImplementedError("MiniDDP._mark_bucket_ready (Task 7.6)")
+
+    def _finalize_backward(self) -> None:
+        """Task 7.6: wait for every bucket's result and copy it into ``.grad``."""
+        raise NotImplementedError("MiniDDP._finalize_backward (Task 7.6)")
+
+    # ---- buckets rebuilt in the order gradients arrive -------------------------------------
+
+    def _rebuild_buckets(self) -> None:
+        """Task 7.6: once, at the forward after the first backward, repack the buckets in
+        the order the gradients became ready (``Reducer::rebuild_buckets``): Task 7.5's
+        function on the parameters in that order, with their indices as ``tensor_indices``
+        and limits ``[first cap, cap]``. Never with ``find_unused_parameters`` (the graph
+        may change between iterations). The ranks must agree on the layout: rank 0's is
+        broadcast (``sync_bucket_indices``)."""
+        raise NotImplementedError("MiniDDP._rebuild_buckets (Task 7.5)")
+
+    def _sync_bucket_indices(self, buckets: list[list[int]]) -> list[list[int]]:
+        """Task 7.6: rank 0's bucket layout, on every rank: the sizes, then the indices."""
+        raise NotImplementedError("MiniDDP._sync_bucket_indices (Task 7.6)")
+
+
+# ---- Task 7.7: communication hooks ------------------------------------------------------------
+
+
+# The hooks' ``bucket`` and result carry no annotations on purpose: real DDP's
+# ``register_comm_hook`` (``_check_comm_hook`` in distributed.py) refuses a hook whose
+# annotations are not exactly ``dist.GradBucket`` and ``torch.futures.Future[torch.Tensor]``,
+# and in this module (``from __future__ import annotations``) they would be strings.
+
+
+def allreduce_hook(process_group: Any, bucket):  # no annotations: see above
+    """Task 7.7: the hook that does what DDP does without one: divide the bucket's buffer by
+    the group's size, all-reduce it asynchronously, and return a future of the tensor
+    (``torch/distributed/algorithms/ddp_comm_hooks/default_hooks.py``, ``allreduce_hook``).
+    ``process_group`` None means the default group."""
+    raise NotImplementedError("allreduce_hook (Task 7.7)")
+
+
+def fp16_compress_hook(process_group: Any, bucket):  # no annotations: see above
+    """Task 7.7: send half the bytes: cast the buffer to ``float16``, divide by the group's
+    size, all-reduce that, and when it completes copy it back into the original buffer and
+    return the buffer (``default_hooks.py``, ``fp16_compress_hook``). Gradients lose
+    precision (float16 keeps 11 bits of mantissa) and may overflow past 65504."""
+    raise NotImplementedError("fp16_compress_hook (Task 7.7)")

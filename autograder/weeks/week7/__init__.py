@@ -9,6 +9,6 @@ what the interconnect carried.
 
 # isort: off
 # Imported in this order, so cases are listed task by task.
-from autograder.weeks.week7 import store, collectives, backend, buckets, random_programs  # noqa: F401
+from autograder.weeks.week7 import store, collectives, backend, buckets, ddp, hooks, random_programs  # noqa: F401, E501
 
 # isort: on

@@ -17,9 +17,12 @@ from autograder.weeks.week7.common import (
     World,
     carried,
     error_of,
+    floats,
     ints,
+    mlp,
     plain,
     run_world,
+    train,
 )
 
 
@@ -121,42 +124,6 @@ def task_7_4_async_op_returns_work(lib: Any) -> Any:
 
 # ---- real DDP on the backend ------------------------------------------------------------------
 
-_BUILD = threading.Lock()  # ranks are threads: models are built one at a time, from seeds
-
-
-def _model(rank: int, sizes: tuple[int, ...] = (6, 8, 3)) -> torch.nn.Module:
-    """An MLP whose weights differ per rank (DDP must broadcast rank 0's)."""
-    with _BUILD:
-        layers: list[torch.nn.Module] = []
-        for i, (a, b) in enumerate(zip(sizes, sizes[1:], strict=False)):
-            if i:
-                layers.append(torch.nn.ReLU())
-            layers.append(torch.nn.Linear(a, b))
-        model = torch.nn.Sequential(*layers)
-        g = torch.Generator().manual_seed(100 + rank)
-        with torch.no_grad():
-            for p in model.parameters():
-                p.copy_(torch.randint(-3, 4, p.shape, generator=g).float() / 4)
-    return model
-
-
-def _train(model: Any, rank: int, steps: int) -> list[float]:
-    opt = torch.optim.SGD(model.parameters(), lr=0.125)
-    g = torch.Generator().manual_seed(200 + rank)
-    losses = []
-    for _ in range(steps):
-        x = torch.randint(-4, 5, (4, 6), generator=g).float() / 4
-        opt.zero_grad()
-        loss = model(x).pow(2).mean()
-        loss.backward()
-        opt.step()
-        losses.append(round(loss.item(), 5))
-    return losses
-
-
-def _rounded(t: torch.Tensor) -> list:
-    return t.detach().double().mul(1e5).round().div(1e5).tolist()
-
 
 @case(W, points=4, tasks=("7.2", "7.3", "7.4"))
 def task_7_4_ddp_trains_on_labccl(lib: Any) -> Any:
@@ -166,10 +133,10 @@ def task_7_4_ddp_trains_on_labccl(lib: Any) -> Any:
 
     def rank_main(w: World) -> Any:
         _init(lib, w)
-        model = _model(w.rank)
+        model = mlp(w.rank)
         ddp = torch.nn.parallel.DistributedDataParallel(model)
-        losses = _train(ddp, w.rank, 3)
-        return {"losses": losses, "weights": [_rounded(p) for p in model.parameters()]}
+        losses = train(ddp, w.rank, 3)
+        return {"losses": losses, "weights": [floats(p) for p in model.parameters()]}
 
     return {f"W={n}": guard(lambda n=n: run_world(n, rank_main)) for n in (2, 3)}
 
@@ -211,6 +178,17 @@ def _recorded(store: Any, rank: int, size: int, timeout: Any) -> Any:
     return _Recorder(lib.create_labccl(store, rank, size, timeout), rank, size, log)
 
 
+def register_recorder() -> None:
+    """The backend ``"recorded"``: the backend under test inside a ``_Recorder``."""
+    if not hasattr(dist.Backend, "RECORDED"):
+        dist.Backend.register_backend("recorded", _recorded, devices=["cpu"])
+
+
+def record_into(lib: Any, log: list) -> None:
+    """This rank's next ``"recorded"`` group wraps ``lib``'s backend and logs into ``log``."""
+    _CREATORS.lib, _CREATORS.log = lib, log
+
+
 @case(W, points=3, tasks=("7.2", "7.3", "7.4"))
 def task_7_4_what_ddp_asks_of_a_backend(lib: Any) -> Any:
     """The calls DDP makes on your backend, recorded by a process group of the course's
@@ -218,16 +196,15 @@ def task_7_4_what_ddp_asks_of_a_backend(lib: Any) -> Any:
     every rank has the same parameters), a float ``broadcast`` of every weight from rank 0;
     then per backward one ``allreduce`` of the gradient bucket (and, after the first
     iteration, int32 ``broadcast``s of the rebuilt buckets' layout)."""
-    if not hasattr(dist.Backend, "RECORDED"):
-        dist.Backend.register_backend("recorded", _recorded, devices=["cpu"])
+    register_recorder()
 
     def rank_main(w: World) -> Any:
-        _CREATORS.lib, _CREATORS.log = lib, []
-        log = _CREATORS.log
+        log: list = []
+        record_into(lib, log)
         dist.init_process_group("recorded", store=w.store, rank=w.rank, world_size=w.world_size)
-        model = _model(w.rank)
+        model = mlp(w.rank)
         ddp = torch.nn.parallel.DistributedDataParallel(model)
-        _train(ddp, w.rank, 2)
+        train(ddp, w.rank, 2)
         return log
 
     return guard(lambda: run_world(2, rank_main))

@@ -1,4 +1,4 @@
-"""Property cases for Tasks 7.3-7.5: random programs from week 7's generator
+"""Property cases for Tasks 7.3-7.7: random programs from week 7's generator
 (``autograder/differential/week7.py``), drawn once from a fixed seed, the same programs for
 gloo and for the learner's library. A failure is labelled with the program."""
 
@@ -42,4 +42,20 @@ def random_collectives_through_dist(lib: Any, program: Any) -> Any:
 @property_case(W, lambda: drawn("buckets"), n=20, points=3, tasks="7.5", label=label)
 def random_bucket_assignments(lib: Any, program: Any) -> Any:
     """Random parameter lists (sizes, dtypes), limits, sparse flags and ready orders."""
+    return generator.execute(lib, program)
+
+
+@property_case(
+    W,
+    lambda: drawn("ddp"),
+    n=8,
+    points=3,
+    tasks=("7.2", "7.3", "7.4", "7.5", "7.6", "7.7"),
+    label=label,
+)
+def random_models_under_ddp(lib: Any, program: Any) -> Any:
+    """Random MLPs (widths, layers defined in use order or the opposite), bucket caps,
+    ``find_unused_parameters``, worlds of 2 to 4, trained under your ``MiniDDP`` (with no
+    hook, a hook that watches, or yours): the order of events in backward, the losses and
+    the weights."""
     return generator.execute(lib, program)

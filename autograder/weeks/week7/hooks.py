@@ -1,0 +1,83 @@
+"""Task 7.7: communication hooks, the learner's against torch's ``default_hooks``, on real DDP
+(so that a hook is judged on its own) and on the learner's ``MiniDDP``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch.distributed as dist
+
+from autograder.cases import case
+from autograder.observe import guard
+from autograder.weeks.week7.common import W, World, floats, mlp, run_world, train
+
+
+def _init(lib: Any, w: World) -> None:
+    dist.init_process_group(
+        lib.register_labccl(), store=w.store, rank=w.rank, world_size=w.world_size
+    )
+
+
+def _plain_hook(fn: Any) -> Any:
+    """A plain function calling ``fn``: real DDP reads a hook's ``__name__`` and signature."""
+
+    def hook(state, bucket):  # no annotations: real DDP checks a hook's
+        return fn(state, bucket)
+
+    return hook
+
+
+def _train_with_hook(lib: Any, w: World, hook_name: str, wrapper: str) -> Any:
+    model = mlp(w.rank, (6, 16, 16, 3), smooth=True)
+    if wrapper == "DDP":
+        import torch
+
+        ddp = torch.nn.parallel.DistributedDataParallel(model)
+    else:
+        ddp = lib.MiniDDP(model)
+    ddp.register_comm_hook(None, _plain_hook(getattr(lib, hook_name)))
+    grads: list = []
+
+    def between(step: int) -> None:
+        if step:
+            grads.append([floats(p.grad) for p in model.parameters()])
+
+    losses = train(ddp, w.rank, 2, between=between, smooth=True)
+    grads.append([floats(p.grad) for p in model.parameters()])
+    return {"losses": losses, "gradients": grads}
+
+
+def _worlds(lib: Any, hook_name: str, wrapper: str) -> Any:
+    """Worlds of 2 and 3; float16's only of 2: three float16 numbers summed in another order
+    round differently, and a ring's order is the library's own business."""
+
+    def rank_main(w: World) -> Any:
+        _init(lib, w)
+        return _train_with_hook(lib, w, hook_name, wrapper)
+
+    sizes = (2,) if hook_name == "fp16_compress_hook" else (2, 3)
+    return {f"W={n}": guard(lambda n=n: run_world(n, rank_main)) for n in sizes}
+
+
+@case(W, points=2, tasks=("7.2", "7.3", "7.4", "7.7"))
+def task_7_7_allreduce_hook_on_real_ddp(lib: Any) -> Any:
+    """Your ``allreduce_hook`` registered on real DDP: gradients after each of two steps
+    and the losses, worlds of 2 and 3, as with torch's ``allreduce_hook``."""
+    return _worlds(lib, "allreduce_hook", "DDP")
+
+
+@case(W, points=3, tasks=("7.2", "7.3", "7.4", "7.7"))
+def task_7_7_fp16_compress_hook_on_real_ddp(lib: Any) -> Any:
+    """Your ``fp16_compress_hook`` on real DDP: the gradients carry float16's rounding
+    (weights and data use every bit of float32's mantissa, so a hook that does not compress
+    shows), divided before the all-reduce as torch's hook does, and come back as float32.
+    A world of 2."""
+    return _worlds(lib, "fp16_compress_hook", "DDP")
+
+
+@case(W, points=2, tasks=("7.2", "7.3", "7.4", "7.5", "7.6", "7.7"))
+def task_7_7_hooks_on_miniddp(lib: Any) -> Any:
+    """Your hooks on your ``MiniDDP``, against torch's hooks on real DDP."""
+    return {
+        hook: _worlds(lib, hook, "MiniDDP") for hook in ("allreduce_hook", "fp16_compress_hook")
+    }
