@@ -139,6 +139,50 @@ WEEK7_MUTANTS: list[Mutant] = [
         "    result.sort(key=lambda b: min(b[0]))\n",
         "sorts by index even when the order gradients became ready was given",
     ),
+    # --- Task 7.6: MiniDDP ------------------------------------------------------------------------
+    _m(
+        "7.6",
+        "buckets not reversed",
+        "        self._initialize_buckets(list(reversed(buckets)))\n",
+        "        self._initialize_buckets(buckets)\n",
+        "the first bucket holds the first layer, whose gradients come last",
+    ),
+    _m(
+        "7.6",
+        "full bucket launched out of order",
+        "        while self.next_bucket < len(self.buckets) and self.pending[self.next_bucket] == 0:\n",
+        "        while self.next_bucket < len(self.buckets) and min(self.pending) == 0:\n",
+        "launches whichever bucket is full, so ranks may all-reduce different buckets",
+    ),
+    _m(
+        "7.6",
+        "never rebuilt",
+        "        if self.has_rebuilt_bucket or self.find_unused_parameters or not self.ready_order:\n",
+        "        if True:\n",
+        "keeps the one bucket of the first iteration: no overlap ever",
+    ),
+    _m(
+        "7.6",
+        "not divided without a hook",
+        "            torch.mul(param.grad, 1.0 / self.process_group.size(), out=view)\n",
+        "            view.copy_(param.grad)\n",
+        "the gradient is the sum over ranks, not the mean",
+    ),
+    # --- Task 7.7: communication hooks -------------------------------------------------------
+    _m(
+        "7.7",
+        "fp16 hook not compressed",
+        "    compressed = buffer.to(torch.float16).div_(group.size())\n",
+        "    compressed = buffer.clone().div_(group.size())\n",
+        "sends float32: the gradients lack float16's rounding",
+    ),
+    _m(
+        "7.7",
+        "allreduce hook does not divide",
+        "    tensor = bucket.buffer().div_(group.size())\n",
+        "    tensor = bucket.buffer()\n",
+        "returns the sum of the gradients",
+    ),
 ]
 
 ACCEPTED_SURVIVORS: dict[str, str] = {
