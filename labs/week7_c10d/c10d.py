@@ -331,6 +331,21 @@ class LabProcessGroup(dist.ProcessGroup):
     def getBackendName(self) -> str:  # noqa: N802 - c10d's name
         return "labccl"
 
+    # Given: the group's name and description. ``init_process_group`` sets them; FSDP2's
+    # DeviceMesh reads the name. c10d's ProcessGroup keeps them on its C++ backends, which a
+    # Python group has none of ("ProcessGroup name not set"), so it keeps its own.
+    def setGroupName(self, name: str) -> None:  # noqa: N802 - c10d's name
+        self._group_name = name
+
+    def getGroupName(self) -> str:  # noqa: N802 - c10d's name
+        return self._group_name
+
+    def setGroupDesc(self, desc: str) -> None:  # noqa: N802 - c10d's name
+        self._group_desc = desc
+
+    def getGroupDesc(self) -> str:  # noqa: N802 - c10d's name
+        return self._group_desc
+
     def allreduce(self, tensors: list[torch.Tensor], opts: Any = None) -> LabWork:
         raise NotImplementedError("LabProcessGroup.allreduce (Task 7.4)")
 

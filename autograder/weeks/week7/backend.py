@@ -169,6 +169,32 @@ class _Recorder(dist.ProcessGroup):
         self._note("allgather", ins)
         return self.inner.allgather(outs, ins, opts)
 
+    def all_gather_single(self, out: Any, tensor: Any, opts: Any = None) -> Any:
+        self._note("all_gather_single", [tensor])
+        if isinstance(self.inner, dist.ProcessGroup):  # yours: a Python ProcessGroup
+            return self.inner.all_gather_single(out, tensor, opts)
+        return self.inner._allgather_base(out, tensor, opts)  # gloo's Backend
+
+    def reduce_scatter_single(self, out: Any, tensor: Any, opts: Any = None) -> Any:
+        self._note("reduce_scatter_single", [tensor])
+        self.log[-1].append(str(opts.reduceOp.op).rpartition(".")[2])
+        if isinstance(self.inner, dist.ProcessGroup):
+            return self.inner.reduce_scatter_single(out, tensor, opts)
+        return self.inner._reduce_scatter_base(out, tensor, opts)
+
+    # FSDP2's DeviceMesh asks the group its name (see LabProcessGroup's)
+    def setGroupName(self, name: str) -> None:  # noqa: N802 - c10d's name
+        self._group_name = name
+
+    def getGroupName(self) -> str:  # noqa: N802 - c10d's name
+        return self._group_name
+
+    def setGroupDesc(self, desc: str) -> None:  # noqa: N802 - c10d's name
+        self._group_desc = desc
+
+    def getGroupDesc(self) -> str:  # noqa: N802 - c10d's name
+        return self._group_desc
+
 
 _CREATORS = threading.local()
 
@@ -242,3 +268,56 @@ def task_7_4_barrier_and_receives_posted_first(lib: Any) -> Any:
         return {"everyone arrived before anyone left": order, "received": received}
 
     return guard(run)
+
+
+# ---- real FSDP2 on the backend ----------------------------------------------------------------
+
+
+def _fsdp_step(lib: Any, w: World, steps: int = 2) -> dict[str, Any]:
+    """``fully_shard`` on each Linear of an MLP 8-16-4 and on the whole, then ``steps`` SGD
+    steps on each rank's own data: each parameter's local shard (shape and values) and its
+    gradient's, as FSDP2 leaves them (``to_local()``)."""
+    from torch.distributed.fsdp import fully_shard
+
+    model = mlp(w.rank, (8, 16, 4))
+    fully_shard(model[0])
+    fully_shard(model[2])
+    fully_shard(model)
+    losses = train(model, w.rank, steps, width=8)
+    return {
+        "losses": losses,
+        "shards": {n: floats(p.to_local()) for n, p in model.named_parameters()},
+        "grad shards": {n: floats(p.grad.to_local()) for n, p in model.named_parameters()},
+    }
+
+
+@case(W, points=3, tasks=("7.2", "7.3", "7.4"))
+def task_7_4_fsdp2_trains_on_labccl(lib: Any) -> Any:
+    """Real FSDP2 (``fully_shard``) on your backend, worlds of 2, 3 and 4: each rank keeps a
+    dim-0 shard of every parameter (FSDP2 pads 16 rows to 18 for 3 ranks, and a rank may
+    hold an empty shard), all-gathers them with ``all_gather_single`` before each layer runs,
+    and reduce-scatters the gradients with ``reduce_scatter_single`` and ``ReduceOp.AVG``.
+    Two SGD steps: losses, local shards and local gradient shards, as on gloo."""
+
+    def rank_main(w: World) -> Any:
+        _init(lib, w)
+        return _fsdp_step(lib, w)
+
+    return {f"W={n}": guard(lambda n=n: run_world(n, rank_main)) for n in (2, 3, 4)}
+
+
+@case(W, points=2, tasks=("7.2", "7.3", "7.4"))
+def task_7_4_what_fsdp2_asks_of_a_backend(lib: Any) -> Any:
+    """The calls FSDP2 makes on your backend in one step (recorded by the course's process
+    group around yours): per layer an ``all_gather_single`` before forward, again before
+    backward, then a ``reduce_scatter_single`` with AVG; dtypes and sizes, in order."""
+    register_recorder()
+
+    def rank_main(w: World) -> Any:
+        log: list = []
+        record_into(lib, log)
+        dist.init_process_group("recorded", store=w.store, rank=w.rank, world_size=w.world_size)
+        _fsdp_step(lib, w, steps=1)
+        return log
+
+    return guard(lambda: run_world(2, rank_main))
