@@ -12,12 +12,24 @@ mutant that cannot even be imported is a broken mutant, not a caught one.
 prints one row per mutant (task, name, caught, first failing case) and the score. The
 mutants of a week live in ``tests/mutants/<week>.py`` (``<WEEK>_MUTANTS`` and
 ``ACCEPTED_SURVIVORS``); this module holds no week-specific knowledge.
+
+Recorded verdicts (``--record``): a whole set's verdicts, written to
+``tests/mutants/verdicts/`` with a hash of everything a verdict depends on (the reference,
+the week's cases, truth and generators, the grader's own modules, the mutants' texts, torch's
+and Python's versions). While that hash still matches, the test suite re-checks a random
+sample of the set and takes the recorded verdict for the rest; when anything changed, it
+checks every mutant, as without a record. A C++ week's set takes minutes (each mutant is a
+build); its verdicts change only when its week does.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import importlib.util
+import json
+import platform
+import re
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -37,6 +49,13 @@ from autograder.weeks import WEEKS, Week, get_week
 
 MUTANTS_DIR = REPO_ROOT / "tests" / "mutants"
 BLIND_DIR = MUTANTS_DIR / "blind"
+VERDICTS_DIR = MUTANTS_DIR / "verdicts"
+# The grader's top-level modules that cannot change a verdict (front ends and authoring
+# tools); every other one is part of a recorded verdict's hash.
+_FRONT_ENDS = {
+    "authoring.py", "check_server.py", "cli.py", "grading.py", "i18n.py", "nbgrader_bridge.py",
+    "nbgrader_cell.py", "nbgrader_verdicts.py", "pytest_plugin.py", "samples.py", "status.py",
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -176,6 +195,84 @@ def _score(w: Week, mutants: Sequence[Mutant], jobs: int) -> list[MutantResult]:
         return list(pool.map(lambda m: run_mutant(w, m, source), mutants))
 
 
+# ---- recorded verdicts ----------------------------------------------------------------------
+
+
+def _week_files(w: Week) -> list[Path]:
+    """Every file a verdict of ``w``'s mutants can depend on besides its reference, in a
+    fixed order: the grader's modules, the week's cases, truth (pinned data included) and
+    property-case generator, and those of any week its cases import (week 4c's use week 4's)."""
+    grader = REPO_ROOT / "autograder"
+    files = [p for p in sorted(grader.glob("*.py")) if p.name not in _FRONT_ENDS]
+    files += [grader / "weeks" / "__init__.py", grader / "differential" / "__init__.py"]
+    weeks, seen = [w.name], set()
+    while weeks:
+        name = weeks.pop(0)
+        if name in seen:
+            continue
+        seen.add(name)
+        roots = [
+            grader / "weeks" / name,
+            grader / "weeks" / f"{name}.py",
+            *sorted(grader.glob(f"truth/{name}[._]*")),
+            grader / "differential" / f"{name}.py",
+        ]
+        for root in roots:
+            found = sorted(root.rglob("*")) if root.is_dir() else [root]
+            mine = [f for f in found if f.is_file() and f.suffix in (".py", ".json")]
+            files += mine
+            for f in mine:
+                if f.suffix == ".py":
+                    weeks += re.findall(r"autograder\.(?:weeks|truth|differential)\.(week\w+)",
+                                        f.read_text())  # fmt: skip
+    return files
+
+
+def verdict_key(w: Week, mutants: Sequence[Mutant]) -> str:
+    """The hash of everything the verdicts of ``mutants`` depend on."""
+    import torch
+
+    digest = hashlib.sha256()
+    digest.update(f"torch {torch.__version__} python {platform.python_version()}\n".encode())
+    for name, text in sorted(reference_sources(w).items()):
+        digest.update(f"reference {name}\n{text}\n".encode())
+    for path in _week_files(w):
+        digest.update(f"{path.relative_to(REPO_ROOT)}\n".encode() + path.read_bytes())
+    for m in mutants:
+        digest.update(json.dumps([m.task, m.name, m.old, m.new, m.file]).encode())
+    return digest.hexdigest()
+
+
+def verdicts_path(w: Week, blind: bool) -> Path:
+    return VERDICTS_DIR / f"{w.name}{'-blind' if blind else ''}.json"
+
+
+def record_verdicts(w: Week, blind: bool, results: Sequence[MutantResult]) -> Path:
+    """Write a whole set's verdicts with the hash they hold for."""
+    mutants = [r.mutant for r in results]
+    record = {
+        "key": verdict_key(w, mutants),
+        "verdicts": {r.mutant.name: {"caught": r.caught, "failing": list(r.failing)}
+                     for r in results},
+    }  # fmt: skip
+    path = verdicts_path(w, blind)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+    return path
+
+
+def recorded_verdicts(w: Week, blind: bool, mutants: Sequence[Mutant]) -> dict | None:
+    """``{name: {"caught", "failing"}}`` recorded for exactly this set as it is now, or None
+    (no record, or something it depends on has changed since)."""
+    path = verdicts_path(w, blind)
+    if not path.exists():
+        return None
+    record = json.loads(path.read_text())
+    if record.get("key") != verdict_key(w, mutants):
+        return None
+    return record["verdicts"]
+
+
 def score(results: Sequence[MutantResult]) -> float:
     """The fraction of mutants caught (1.0 for no mutants)."""
     return sum(r.caught for r in results) / len(results) if results else 1.0
@@ -248,13 +345,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2, help="mutants checked side by side")
     parser.add_argument("-k", dest="select", help="only mutants whose name or task contains this")
     parser.add_argument("--blind", action="store_true", help="the week's blind set instead")
+    parser.add_argument(
+        "--record", action="store_true", help="write the verdicts to tests/mutants/verdicts/"
+    )
     args = parser.parse_args(argv)
     week = get_week(args.week)  # the front door: a name from the command line
     mutants, accepted = load_mutants(week, blind=args.blind)
+    if args.select and args.record:
+        parser.error("--record writes a whole set's verdicts: leave out -k")
     if args.select:
         mutants = [m for m in mutants if args.select in m.name or args.select == m.task]
     results = mutation_score(week, mutants, jobs=args.jobs)
     print(format_table(results, accepted))
+    if args.record:
+        print(f"recorded: {record_verdicts(week, args.blind, results).relative_to(REPO_ROOT)}")
     survivors = {r.mutant.name for r in results if not r.caught}
     checked = {m.name for m in mutants}
     unexpected = sorted(survivors - set(accepted))

@@ -9,6 +9,7 @@ torch can tell apart). ``python -m autograder.mutation week1`` prints the whole 
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 
 import pytest
@@ -16,12 +17,15 @@ import pytest
 from autograder.authoring import reference_tasks
 from autograder.mutation import (
     Mutant,
+    MutantResult,
     apply,
     apply_to,
     check_source,
     format_table,
     load_mutants,
     mutation_score,
+    record_verdicts,
+    recorded_verdicts,
     reference_source,
     reference_sources,
     run_mutant,
@@ -58,6 +62,11 @@ MIN_MUTANTS = {"week1": 40}  # per week; any other week needs at least 2 per tas
 MIN_BLIND = 40  # a blind set: at least 40 over every task
 MIN_PER_TASK = 2
 MIN_SCORE = 0.95
+# A set whose verdicts are recorded (tests/mutants/verdicts/, ``python -m autograder.mutation
+# WEEK [--blind] --record``) and still hold for the sources as they are: this many of its
+# mutants, drawn at random each run, are checked afresh and must agree with the record; the
+# others' recorded verdicts are taken. Anything a verdict depends on changed: all are checked.
+SPOT_CHECKS = 6
 
 
 def test_week1_has_mutants():
@@ -95,12 +104,16 @@ def test_mutants_cover_every_task_and_match_the_reference(week, blind):
 )
 def test_mutation_score(week, blind, half):
     mutants, accepted = load_mutants(WEEKS[week], blind=blind)
+    recorded = recorded_verdicts(WEEKS[week], blind, mutants)
     if half is not None:
         mutants = mutants[half::2]
         accepted = {
             name: why for name, why in accepted.items() if name in {m.name for m in mutants}
         }
-    results = mutation_score(WEEKS[week], mutants, jobs=2)
+    if recorded is None:
+        results = mutation_score(WEEKS[week], mutants, jobs=2)
+    else:
+        results = _spot_checked(week, mutants, recorded)
     print(f"\n{week}\n{format_table(results, accepted)}")
 
     broken = [f"{r.mutant.name}: {r.problems[0]}" for r in results if r.problems]
@@ -124,7 +137,55 @@ def test_mutation_score(week, blind, half):
     assert score(results) >= MIN_SCORE, message
 
 
+def _spot_checked(week: str, mutants: list, recorded: dict) -> list:
+    """The recorded verdicts, with ``SPOT_CHECKS`` of them checked afresh (the unmutated
+    reference too: ``mutation_score`` checks it first)."""
+    seed = random.randrange(10**6)
+    sample = random.Random(seed).sample(mutants, min(SPOT_CHECKS, len(mutants)))
+    fresh = {r.mutant.name: r for r in mutation_score(WEEKS[week], sample, jobs=2)}
+    print(f"\nrecorded verdicts; checked afresh (seed {seed}): {', '.join(fresh)}")
+    stale = [
+        f"  {name}: recorded {'caught' if recorded[name]['caught'] else 'survived'}, "
+        f"now {'caught' if r.caught else 'survived'}{' ' + r.problems[0] if r.problems else ''}"
+        for name, r in fresh.items()
+        if r.caught != recorded[name]["caught"] or r.problems
+    ]
+    assert not stale, (
+        f"{week}: recorded verdicts disagree with a fresh check (record again with "
+        "python -m autograder.mutation WEEK [--blind] --record):\n" + "\n".join(stale)
+    )
+    return [
+        fresh.get(m.name)
+        or MutantResult(m, recorded[m.name]["caught"], tuple(recorded[m.name]["failing"]))
+        for m in mutants
+    ]
+
+
 # --- the machinery itself ---------------------------------------------------------------------
+
+
+def test_recorded_verdicts_hold_only_for_the_sources_they_were_recorded_on(
+    tmp_path, monkeypatch
+):
+    """A record is taken only while everything it hashed is unchanged: a mutant's text, or
+    the set itself."""
+    import autograder.mutation as mutation
+
+    monkeypatch.setattr(mutation, "VERDICTS_DIR", tmp_path)
+    w = get_week("week1")
+    mutants, _ = load_mutants(w)
+    mutants = mutants[:3]
+    results = [MutantResult(m, i != 1, ("a case",) * (i != 1)) for i, m in enumerate(mutants)]
+    record_verdicts(w, False, results)
+    got = recorded_verdicts(w, False, mutants)
+    assert got is not None
+    assert [got[m.name]["caught"] for m in mutants] == [True, False, True]
+    changed = [mutants[0], mutants[1], Mutant(**{**vars(mutants[2]), "new": "changed"})]
+    assert recorded_verdicts(w, False, changed) is None
+    assert recorded_verdicts(w, False, mutants[:2]) is None
+    assert recorded_verdicts(w, True, mutants) is None  # the blind set has no record here
+
+
 
 
 def _mutant(old: str, new: str = "X") -> Mutant:
