@@ -150,14 +150,16 @@ WEEK7_MUTANTS: list[Mutant] = [
     _m(
         "7.6",
         "full bucket launched out of order",
-        "        while self.next_bucket < len(self.buckets) and self.pending[self.next_bucket] == 0:\n",
+        "        while self.next_bucket < len(self.buckets)"
+        " and self.pending[self.next_bucket] == 0:\n",
         "        while self.next_bucket < len(self.buckets) and min(self.pending) == 0:\n",
         "launches whichever bucket is full, so ranks may all-reduce different buckets",
     ),
     _m(
         "7.6",
         "never rebuilt",
-        "        if self.has_rebuilt_bucket or self.find_unused_parameters or not self.ready_order:\n",
+        "        if self.has_rebuilt_bucket or self.find_unused_parameters"
+        " or not self.ready_order:\n",
         "        if True:\n",
         "keeps the one bucket of the first iteration: no overlap ever",
     ),
