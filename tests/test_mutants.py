@@ -164,9 +164,7 @@ def _spot_checked(week: str, mutants: list, recorded: dict) -> list:
 # --- the machinery itself ---------------------------------------------------------------------
 
 
-def test_recorded_verdicts_hold_only_for_the_sources_they_were_recorded_on(
-    tmp_path, monkeypatch
-):
+def test_recorded_verdicts_hold_only_for_the_sources_they_were_recorded_on(tmp_path, monkeypatch):
     """A record is taken only while everything it hashed is unchanged: a mutant's text, or
     the set itself."""
     import autograder.mutation as mutation
@@ -184,8 +182,6 @@ def test_recorded_verdicts_hold_only_for_the_sources_they_were_recorded_on(
     assert recorded_verdicts(w, False, changed) is None
     assert recorded_verdicts(w, False, mutants[:2]) is None
     assert recorded_verdicts(w, True, mutants) is None  # the blind set has no record here
-
-
 
 
 def _mutant(old: str, new: str = "X") -> Mutant:
