@@ -885,8 +885,9 @@ class MiniDDP(torch.nn.Module):
 
     def _rebuild_buckets(self) -> None:
         """Task 7.6: once, at the forward after the first backward, repack the buckets in
-        the order the gradients became ready (``Reducer::rebuild_buckets``): Task 7.5's
-        function on the parameters in that order, with their indices as ``tensor_indices``
+        the order the gradients became ready (``Reducer::rebuild_buckets``):
+        ``compute_bucket_assignment_by_size`` on the parameters in that order, with their
+        indices as ``tensor_indices``
         and limits ``[first cap, cap]``. Never with ``find_unused_parameters`` (the graph
         may change between iterations). The ranks must agree on the layout: rank 0's is
         broadcast (``sync_bucket_indices``)."""
