@@ -22,6 +22,8 @@ program:
   gradients arrived (torch 2.13's policy).
 - Task 7.7: communication hooks: ``allreduce_hook`` and ``fp16_compress_hook`` for real DDP
   and for yours.
+- Task 7.8: ``fully_shard`` by hand: each rank keeps a shard of every parameter, gathered
+  before a module runs and freed after, gradients reduce-scattered (FSDP2's design).
 
 Ranks are threads of one process here, each with its own *port* on the interconnect
 (``current_port()`` below says what a port does). A real chip's ranks are processes, one per device,
@@ -36,12 +38,15 @@ implements), ``ProcessGroupGloo.cpp`` (a CPU backend: one gloo algorithm per col
 ``reducer.cpp`` (``compute_bucket_assignment_by_size``, and the ``Reducer`` DDP runs:
 ``autograd_hook``, ``mark_bucket_ready``, ``finalize_backward``, ``rebuild_buckets``),
 ``torch/nn/parallel/distributed.py`` (``DistributedDataParallel``, its bucket caps),
-``torch/distributed/algorithms/ddp_comm_hooks/default_hooks.py`` (communication hooks).
+``torch/distributed/algorithms/ddp_comm_hooks/default_hooks.py`` (communication hooks),
+``torch/distributed/fsdp/_fully_shard/`` (FSDP2: ``_fsdp_state.py``, ``_fsdp_param_group.py``,
+``_fsdp_param.py``, ``_fsdp_collectives.py``).
 """
 
 from __future__ import annotations
 
 import functools
+import math
 import sys
 import threading
 import time
@@ -955,4 +960,257 @@ def fp16_compress_hook(process_group: Any, bucket):  # no annotations: see above
 
     work = dist.all_reduce(compressed, group=group, async_op=True)
     return work.get_future().then(decompress)
+    ### END SOLUTION
+
+
+# ---- Task 7.8: fully sharded data parallel, by hand ------------------------------------------
+
+
+class _RegisterPostBackward(torch.autograd.Function):
+    """Given: passes the module's inputs through unchanged; its backward runs once autograd
+    has the gradients of those inputs, that is once the module's own backward is done, and
+    calls ``unit.post_backward()`` (FSDP2's ``RegisterPostBackwardFunction``)."""
+
+    @staticmethod
+    def forward(ctx: Any, unit: Any, *inputs: torch.Tensor) -> Any:
+        ctx.unit = unit
+        return inputs
+
+    @staticmethod
+    def backward(ctx: Any, *grads: torch.Tensor) -> Any:
+        ctx.unit.post_backward()
+        return (None, *grads)
+
+
+class FSDPUnit:
+    """Task 7.8: what ``fully_shard(module)`` attaches to a module: the parameters it manages,
+    sharded along dim 0, and the hooks that gather them when they are needed (FSDP2:
+    ``torch/distributed/fsdp/_fully_shard/``: ``_fsdp_state.py``'s ``FSDPState`` holds the
+    hooks, ``_fsdp_param_group.py``'s ``FSDPParamGroup`` the collectives,
+    ``_fsdp_param.py``'s ``FSDPParam`` one parameter's shard, ``_fsdp_collectives.py`` the
+    flat layouts).
+
+    Each rank keeps rows ``[r * c, (r + 1) * c)`` of each parameter, ``c = ceil(rows / W)``:
+    ``torch.chunk``'s pieces, so the last ranks may hold fewer rows or none. Collectives
+    see each shard padded to ``c`` rows, so every rank sends the same number of elements:
+
+    - before forward (and again before backward, if it was freed after forward), one
+      ``all_gather_single`` of the unit's padded shards, flattened and concatenated in
+      parameter order; each parameter is rebuilt from the W blocks and the module runs on
+      these *unsharded* parameters;
+    - after forward, unless this unit is the *root* (the first unit to run forward, which
+      claims every unit inside its module), the unsharded parameters' storage is freed and
+      the module holds its shards again;
+    - once the module's backward is done, one ``reduce_scatter_single`` with
+      ``ReduceOp.AVG`` of the unsharded gradients, laid out so that block ``r`` holds every
+      parameter's rows for rank ``r`` (padded): each rank gets the mean gradient of its own
+      rows, which becomes (or adds to) its shard's ``.grad``.
+
+    Each rank shards its own copy of the weights, as FSDP2 does (nothing is broadcast).
+    """
+
+    def __init__(self, module: torch.nn.Module, group: Any) -> None:
+        self.module, self.group = module, group
+        ### BEGIN SOLUTION
+        self.world_size, self.rank = group.size(), group.rank()
+        self.entries: list[dict[str, Any]] = []  # one per parameter: FSDP2's FSDPParam
+        for owner in module.modules():
+            for name, param in list(owner._parameters.items()):
+                if param is None or getattr(param, "_lab_sharded", False):
+                    continue  # a nested unit manages it already
+                self.entries.append(self._shard(owner, name, param))
+        dtypes = {e["sharded"].dtype for e in self.entries}
+        if len(dtypes) > 1:
+            raise NotImplementedError(
+                "parameters of several dtypes in one unit: FSDP2 all-gathers each dtype "
+                "in its own buffer (_fsdp_collectives.py); this lab does not"
+            )
+        self.is_root: bool | None = None
+        self.root: FSDPUnit = self  # set by the root's _lazy_init
+        self.units: list[FSDPUnit] = []  # the root's: every unit in its module, in order
+        self.unsharded = False
+        self.state = "idle"
+        self.callback_queued = False
+        module._lab_fsdp_unit = self  # type: ignore[assignment]
+        module.register_forward_pre_hook(self.pre_forward, with_kwargs=True)
+        module.register_forward_hook(self.post_forward)
+        ### END SOLUTION
+
+    def _shard(self, owner: torch.nn.Module, name: str, param: torch.Tensor) -> dict[str, Any]:
+        """Task 7.8: keep this rank's rows of ``param`` as the module's parameter (a new
+        ``nn.Parameter``), and an unsharded parameter of the full shape, storage freed."""
+        ### BEGIN SOLUTION
+        rows = param.shape[0]
+        chunk = -(-rows // self.world_size)
+        start = min(rows, self.rank * chunk)
+        local = param.detach()[start : min(rows, start + chunk)].clone()
+        sharded = torch.nn.Parameter(local, requires_grad=param.requires_grad)
+        sharded._lab_sharded = True  # type: ignore[attr-defined]
+        unsharded = torch.nn.Parameter(torch.empty_like(param), requires_grad=param.requires_grad)
+        unsharded.untyped_storage().resize_(0)
+        owner._parameters[name] = sharded
+        return {"owner": owner, "name": name, "sharded": sharded, "unsharded": unsharded,
+                "chunk": chunk, "shape": tuple(param.shape)}  # fmt: skip
+        ### END SOLUTION
+
+    def _padded_numel(self, entry: dict[str, Any]) -> int:
+        return entry["chunk"] * math.prod(entry["shape"][1:])
+
+    # -- the collectives -------------------------------------------------------------------
+
+    def unshard(self) -> None:
+        """Task 7.8: all-gather the unit's shards into the unsharded parameters (nothing to
+        do if they are there already) and let the module hold them."""
+        ### BEGIN SOLUTION
+        if not self.unsharded and self.entries:  # a unit with no parameters sends nothing
+            pieces = []
+            for e in self.entries:
+                padded = e["sharded"].new_zeros((e["chunk"], *e["shape"][1:]))
+                padded[: e["sharded"].shape[0]] = e["sharded"].detach()
+                pieces.append(padded.flatten())
+            local = torch.cat(pieces)
+            gathered = local.new_empty(self.world_size * local.numel())
+            dist.all_gather_single(gathered, local, group=self.group)
+            blocks = gathered.view(self.world_size, -1)
+            offset = 0
+            for e in self.entries:
+                n = self._padded_numel(e)
+                full = blocks[:, offset : offset + n].reshape(-1, *e["shape"][1:])
+                offset += n
+                unsharded = e["unsharded"]
+                unsharded.untyped_storage().resize_(unsharded.numel() * unsharded.element_size())
+                # autograd saved this tensor in forward: refilling it is not an in-place
+                # change it should see (FSDP2 does the same)
+                with torch.no_grad(), torch.autograd._unsafe_preserve_version_counter(unsharded):
+                    unsharded.copy_(full[: e["shape"][0]])
+            self.unsharded = True
+        for e in self.entries:
+            e["owner"]._parameters[e["name"]] = e["unsharded"]
+        ### END SOLUTION
+
+    def reshard(self) -> None:
+        """Task 7.8: the module holds its shards again; free the unsharded storage."""
+        ### BEGIN SOLUTION
+        for e in self.entries:
+            e["owner"]._parameters[e["name"]] = e["sharded"]
+            e["unsharded"].untyped_storage().resize_(0)
+        self.unsharded = False
+        ### END SOLUTION
+
+    def reduce_gradients(self) -> None:
+        """Task 7.8: reduce-scatter the unsharded gradients (mean over ranks) into the
+        shards' ``.grad``."""
+        ### BEGIN SOLUTION
+        grads = [e["unsharded"].grad for e in self.entries]
+        if all(g is None for g in grads):
+            return
+        per_rank = []
+        for e, g in zip(self.entries, grads, strict=True):
+            padded = torch.zeros((e["chunk"] * self.world_size, *e["shape"][1:]))
+            if g is not None:
+                padded[: e["shape"][0]] = g
+            per_rank.append(padded.view(self.world_size, -1))
+        flat = torch.cat(per_rank, dim=1)  # row r: every parameter's rows for rank r
+        mine = flat.new_empty(flat.shape[1])
+        dist.reduce_scatter_single(mine, flat.flatten(), op=ReduceOp.AVG, group=self.group)
+        offset = 0
+        for e in self.entries:
+            n = self._padded_numel(e)
+            sharded = e["sharded"]
+            piece = mine[offset : offset + n].view(e["chunk"], *e["shape"][1:])
+            piece = piece[: sharded.shape[0]].clone()
+            offset += n
+            sharded.grad = piece if sharded.grad is None else sharded.grad + piece
+            e["unsharded"].grad = None
+        ### END SOLUTION
+
+    # -- the hooks -------------------------------------------------------------------------
+
+    def _lazy_init(self) -> None:
+        """Task 7.8: the first unit to run forward is the root: it claims every unit in its
+        module (they are not roots) and keeps its own parameters gathered after forward."""
+        ### BEGIN SOLUTION
+        self.is_root = True
+        for sub in self.module.modules():
+            unit = getattr(sub, "_lab_fsdp_unit", None)
+            if unit is not None:
+                unit.is_root, unit.root = unit is self, self
+                self.units.append(unit)
+        ### END SOLUTION
+
+    def pre_forward(self, module: Any, args: tuple, kwargs: dict) -> Any:
+        """Task 7.8: gather, and mark the inputs so that ``post_backward`` runs once the
+        module's backward is done."""
+        ### BEGIN SOLUTION
+        if self.is_root is None:
+            self._lazy_init()
+        self.state = "forward"
+        self.unshard()
+        if torch.is_grad_enabled():
+            marked = [i for i, a in enumerate(args) if torch.is_tensor(a) and a.requires_grad]
+            if marked:
+                outs = _RegisterPostBackward.apply(self, *[args[i] for i in marked])
+                args = list(args)
+                for i, out in zip(marked, outs, strict=True):
+                    args[i] = out
+                args = tuple(args)
+        return args, kwargs
+        ### END SOLUTION
+
+    def post_forward(self, module: Any, args: Any, output: Any) -> Any:
+        """Task 7.8: free the gathered parameters (not the root's) and hook the outputs, so
+        that ``pre_backward`` runs before the module's backward."""
+        ### BEGIN SOLUTION
+        if not self.is_root:
+            self.reshard()
+        outputs = output if isinstance(output, (tuple, list)) else [output]
+        for t in outputs:
+            if torch.is_tensor(t) and t.requires_grad:
+                t.register_hook(self.pre_backward)
+        self.state = "idle"
+        return output
+        ### END SOLUTION
+
+    def pre_backward(self, grad: torch.Tensor) -> torch.Tensor:
+        """Task 7.8: gather again before the module's backward needs its parameters; make
+        sure the root's final callback will run when backward ends."""
+        ### BEGIN SOLUTION
+        root = self.root
+        if not root.callback_queued:
+            torch.autograd.Variable._execution_engine.queue_callback(root.final_callback)
+            root.callback_queued = True
+        if self.state != "pre_backward":
+            self.state = "pre_backward"
+            self.unshard()
+        return grad
+        ### END SOLUTION
+
+    def post_backward(self) -> None:
+        """Task 7.8: the module's backward is done: reduce its gradients, free again."""
+        ### BEGIN SOLUTION
+        if self.state == "post_backward":
+            return
+        self.state = "post_backward"
+        self.reduce_gradients()
+        self.reshard()
+        ### END SOLUTION
+
+    def final_callback(self) -> None:
+        """Task 7.8: the root's, when backward ends: a unit whose inputs needed no gradient
+        (the first layer's) never saw its ``post_backward``: run it now, in module order."""
+        ### BEGIN SOLUTION
+        for unit in self.units:
+            if unit.state != "post_backward":
+                unit.post_backward()
+            unit.state = "idle"
+        self.callback_queued = False
+        ### END SOLUTION
+
+
+def fully_shard(module: torch.nn.Module) -> torch.nn.Module:
+    """Task 7.8: shard ``module``'s parameters (those no inner ``fully_shard`` took) over the
+    default group, as ``torch.distributed.fsdp.fully_shard`` does; returns the module."""
+    ### BEGIN SOLUTION
+    FSDPUnit(module, dist.distributed_c10d._get_default_group())
+    return module
     ### END SOLUTION

@@ -1,7 +1,8 @@
 """Week 7's random programs: collectives over random worlds, dtypes, shapes, ops and roots,
 called directly (Task 7.3) or through ``dist.*`` on the learner's backend (Task 7.4),
 random parameter lists for DDP's bucket assignment (Task 7.5), and random models trained
-under DDP (Tasks 7.6-7.7: real DDP on torch's side, ``MiniDDP`` on the learner's). Torch
+under DDP (Tasks 7.6-7.7: real DDP on torch's side, ``MiniDDP`` on the learner's) and
+under ``fully_shard`` (Task 7.8: FSDP2 on torch's side, the learner's on theirs). Torch
 runs each on gloo (ranks as threads), the engine on its own library over the course's
 interconnect.
 
@@ -90,11 +91,30 @@ def _ddp(rng: random.Random) -> dict[str, Any]:
     }
 
 
+def _fsdp(rng: random.Random) -> dict[str, Any]:
+    """A small MLP under ``fully_shard`` (Task 7.8): widths (some with fewer rows than
+    ranks), which Linears are sharded and in what order, whether the whole model is too,
+    and steps."""
+    depth = rng.randint(1, 3)
+    layers = [2 * i for i in range(depth)]
+    chosen = sorted(rng.sample(layers, rng.randint(0, depth)))
+    root = not chosen or rng.random() < 0.7
+    return {
+        "kind": "fsdp",
+        "world_size": rng.choice((2, 3, 4)),
+        "widths": [rng.randint(1, 9) for _ in range(depth + 1)],
+        "layout": chosen + ([None] if root else []),
+        "steps": rng.randint(1, 2),
+        "salt": rng.randrange(1000),
+    }
+
+
 KINDS: dict[str, Any] = {
     "collective": lambda rng: _collective(rng, "collective"),
     "process_group": lambda rng: _collective(rng, "process_group"),
     "buckets": _buckets,
     "ddp": _ddp,
+    "fsdp": _fsdp,
 }
 
 
@@ -242,18 +262,55 @@ def ddp_on(lib: Any, p: dict[str, Any]) -> Any:
     return run_world(p["world_size"], rank_main)
 
 
+def fsdp_on(lib: Any, p: dict[str, Any]) -> Any:
+    """Train the drawn model under the engine's ``fully_shard`` on every rank (its backend
+    inside the course's recording group): the collectives of each kind in order, the
+    losses, the local shards and their gradients."""
+    from autograder.weeks.week7 import backend, fsdp
+    from autograder.weeks.week7.common import build_lock, train
+
+    backend.register_recorder()
+
+    def rank_main(w: World) -> Any:
+        log: list = []
+        backend.record_into(lib, log)
+        dist.init_process_group("recorded", store=w.store, rank=w.rank, world_size=w.world_size)
+        with build_lock:
+            g = torch.Generator().manual_seed(1000 * p["salt"] + w.rank)
+            model = _Layers(p["widths"], False, g)
+        for i in p["layout"]:
+            lib.fully_shard(model if i is None else model.layers[i // 2])
+        losses = train(model, w.rank, p["steps"], p["widths"][0])
+        return {
+            "collectives": fsdp.collectives(log),
+            "losses": losses,
+            "shards": fsdp.shards(model),
+            "grads": fsdp.grad_shards(model),
+        }
+
+    return run_world(p["world_size"], rank_main)
+
+
 def execute(lib: Any, program: dict[str, Any]) -> Any:
     try:
         if program["kind"] == "buckets":
             return buckets_of(lib, program)
         if program["kind"] == "ddp":
             return ddp_on(lib, program)
+        if program["kind"] == "fsdp":
+            return fsdp_on(lib, program)
         return collective_on(lib, program)
     except Exception as exc:  # noqa: BLE001 - an error is an observation
         return raised(exc)
 
 
 def describe(p: dict[str, Any]) -> str:
+    if p["kind"] == "fsdp":
+        names = ["the model" if i is None else f"Linear {i // 2}" for i in p["layout"]]
+        return (
+            f"world of {p['world_size']} ranks; MLP of widths {p['widths']} (seed "
+            f"{p['salt']}); fully_shard on {', then '.join(names)}; {p['steps']} SGD step(s)"
+        )
     if p["kind"] == "ddp":
         order = ", layers defined last first" if p["backwards"] else ""
         cap = "default caps" if p["cap"] is None else f"bucket_cap_mb={p['cap']}/2**20"

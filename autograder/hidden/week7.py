@@ -40,3 +40,11 @@ def hidden_random_bucket_assignments(lib: Any, program: Any) -> Any:
 )  # fmt: skip
 def hidden_random_models_under_ddp(lib: Any, program: Any) -> Any:
     return generator.execute(lib, program)
+
+
+@property_case(
+    W, lambda: drawn("fsdp", "hidden"), n=12, points=3, hidden=True,
+    tasks=("7.2", "7.3", "7.4", "7.8"), label=label,
+)  # fmt: skip
+def hidden_random_models_under_fully_shard(lib: Any, program: Any) -> Any:
+    return generator.execute(lib, program)

@@ -159,6 +159,7 @@ TASK_TITLES: dict[str, dict[str, str]] = {
         "7.5": "DDP's gradient buckets: compute_bucket_assignment_by_size",
         "7.6": "MiniDDP: DDP's reducer, overlap and the rebuilt buckets",
         "7.7": "Communication hooks: allreduce_hook and fp16_compress_hook",
+        "7.8": "fully_shard by hand: shards, all-gathers and reduce-scatters as FSDP2",
     },
 }
 

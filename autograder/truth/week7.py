@@ -14,7 +14,8 @@ learner's library. Where the learner has a function, torch's is named beside it:
 - ``MiniDDP`` -> ``torch.nn.parallel.DistributedDataParallel`` with the same arguments (its
   C++ ``Reducer``);
 - ``allreduce_hook``, ``fp16_compress_hook`` -> the hooks of
-  ``torch.distributed.algorithms.ddp_comm_hooks.default_hooks``.
+  ``torch.distributed.algorithms.ddp_comm_hooks.default_hooks``;
+- ``fully_shard`` -> ``torch.distributed.fsdp.fully_shard`` (FSDP2).
 
 What gloo sends over its sockets is not visible from Python, so the traffic of each algorithm
 (messages per rank, elements in all) is its textbook cost, ``algorithm_traffic`` below: a
@@ -137,6 +138,12 @@ def _hook(name: str) -> Any:
     return lambda torch, state, bucket: target(state, bucket)
 
 
+def _fully_shard(torch: Any, module: Any) -> Any:
+    from torch.distributed.fsdp import fully_shard
+
+    return fully_shard(module)
+
+
 TORCH_EXTRAS = {
     "LabStore": _store,
     "Comm": lambda torch, port: _GlooComm(port),
@@ -153,4 +160,5 @@ TORCH_EXTRAS = {
     "MiniDDP": _ddp,
     "allreduce_hook": _hook("allreduce_hook"),
     "fp16_compress_hook": _hook("fp16_compress_hook"),
+    "fully_shard": _fully_shard,
 }

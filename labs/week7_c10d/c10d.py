@@ -26,6 +26,8 @@ program:
   gradients arrived (torch 2.13's policy).
 - Task 7.7: communication hooks: ``allreduce_hook`` and ``fp16_compress_hook`` for real DDP
   and for yours.
+- Task 7.8: ``fully_shard`` by hand: each rank keeps a shard of every parameter, gathered
+  before a module runs and freed after, gradients reduce-scattered (FSDP2's design).
 
 Ranks are threads of one process here, each with its own *port* on the interconnect
 (``current_port()`` below says what a port does). A real chip's ranks are processes, one per device,
@@ -40,12 +42,15 @@ implements), ``ProcessGroupGloo.cpp`` (a CPU backend: one gloo algorithm per col
 ``reducer.cpp`` (``compute_bucket_assignment_by_size``, and the ``Reducer`` DDP runs:
 ``autograd_hook``, ``mark_bucket_ready``, ``finalize_backward``, ``rebuild_buckets``),
 ``torch/nn/parallel/distributed.py`` (``DistributedDataParallel``, its bucket caps),
-``torch/distributed/algorithms/ddp_comm_hooks/default_hooks.py`` (communication hooks).
+``torch/distributed/algorithms/ddp_comm_hooks/default_hooks.py`` (communication hooks),
+``torch/distributed/fsdp/_fully_shard/`` (FSDP2: ``_fsdp_state.py``, ``_fsdp_param_group.py``,
+``_fsdp_param.py``, ``_fsdp_collectives.py``).
 """
 
 from __future__ import annotations
 
 import functools
+import math
 import sys
 import threading
 import time
@@ -575,3 +580,115 @@ def fp16_compress_hook(process_group: Any, bucket):  # no annotations: see above
     return the buffer (``default_hooks.py``, ``fp16_compress_hook``). Gradients lose
     precision (float16 keeps 11 bits of mantissa) and may overflow past 65504."""
     raise NotImplementedError("fp16_compress_hook (Task 7.7)")
+
+
+# ---- Task 7.8: fully sharded data parallel, by hand ------------------------------------------
+
+
+class _RegisterPostBackward(torch.autograd.Function):
+    """Given: passes the module's inputs through unchanged; its backward runs once autograd
+    has the gradients of those inputs, that is once the module's own backward is done, and
+    calls ``unit.post_backward()`` (FSDP2's ``RegisterPostBackwardFunction``)."""
+
+    @staticmethod
+    def forward(ctx: Any, unit: Any, *inputs: torch.Tensor) -> Any:
+        ctx.unit = unit
+        return inputs
+
+    @staticmethod
+    def backward(ctx: Any, *grads: torch.Tensor) -> Any:
+        ctx.unit.post_backward()
+        return (None, *grads)
+
+
+class FSDPUnit:
+    """Task 7.8: what ``fully_shard(module)`` attaches to a module: the parameters it manages,
+    sharded along dim 0, and the hooks that gather them when they are needed (FSDP2:
+    ``torch/distributed/fsdp/_fully_shard/``: ``_fsdp_state.py``'s ``FSDPState`` holds the
+    hooks, ``_fsdp_param_group.py``'s ``FSDPParamGroup`` the collectives,
+    ``_fsdp_param.py``'s ``FSDPParam`` one parameter's shard, ``_fsdp_collectives.py`` the
+    flat layouts).
+
+    Each rank keeps rows ``[r * c, (r + 1) * c)`` of each parameter, ``c = ceil(rows / W)``:
+    ``torch.chunk``'s pieces, so the last ranks may hold fewer rows or none. Collectives
+    see each shard padded to ``c`` rows, so every rank sends the same number of elements:
+
+    - before forward (and again before backward, if it was freed after forward), one
+      ``all_gather_single`` of the unit's padded shards, flattened and concatenated in
+      parameter order; each parameter is rebuilt from the W blocks and the module runs on
+      these *unsharded* parameters;
+    - after forward, unless this unit is the *root* (the first unit to run forward, which
+      claims every unit inside its module), the unsharded parameters' storage is freed and
+      the module holds its shards again;
+    - once the module's backward is done, one ``reduce_scatter_single`` with
+      ``ReduceOp.AVG`` of the unsharded gradients, laid out so that block ``r`` holds every
+      parameter's rows for rank ``r`` (padded): each rank gets the mean gradient of its own
+      rows, which becomes (or adds to) its shard's ``.grad``.
+
+    Each rank shards its own copy of the weights, as FSDP2 does (nothing is broadcast).
+    """
+
+    def __init__(self, module: torch.nn.Module, group: Any) -> None:
+        self.module, self.group = module, group
+        raise NotImplementedError("FSDPUnit.__init__ (Task 7.8)")
+
+    def _shard(self, owner: torch.nn.Module, name: str, param: torch.Tensor) -> dict[str, Any]:
+        """Task 7.8: keep this rank's rows of ``param`` as the module's parameter (a new
+        ``nn.Parameter``), and an unsharded parameter of the full shape, storage freed."""
+        raise NotImplementedError("FSDPUnit._shard (Task 7.8)")
+
+    def _padded_numel(self, entry: dict[str, Any]) -> int:
+        return entry["chunk"] * math.prod(entry["shape"][1:])
+
+    # -- the collectives -------------------------------------------------------------------
+
+    def unshard(self) -> None:
+        """Task 7.8: all-gather the unit's shards into the unsharded parameters (nothing to
+        do if they are there already) and let the module hold them."""
+        raise NotImplementedError("FSDPUnit.unshard (Task 7.8)")
+
+    def reshard(self) -> None:
+        """Task 7.8: the module holds its shards again; free the unsharded storage."""
+        raise NotImplementedError("FSDPUnit.reshard (Task 7.8)")
+
+    def reduce_gradients(self) -> None:
+        """Task 7.8: reduce-scatter the unsharded gradients (mean over ranks) into the
+        shards' ``.grad``."""
+        raise NotImplementedError("FSDPUnit.reduce_gradients (Task 7.8)")
+
+    # -- the hooks -------------------------------------------------------------------------
+
+    def _lazy_init(self) -> None:
+        """Task 7.8: the first unit to run forward is the root: it claims every unit in its
+        module (they are not roots) and keeps its own parameters gathered after forward."""
+        raise NotImplementedError("FSDPUnit._lazy_init (Task 7.8)")
+
+    def pre_forward(self, module: Any, args: tuple, kwargs: dict) -> Any:
+        """Task 7.8: gather, and mark the inputs so that ``post_backward`` runs once the
+        module's backward is done."""
+        raise NotImplementedError("FSDPUnit.pre_forward (Task 7.8)")
+
+    def post_forward(self, module: Any, args: Any, output: Any) -> Any:
+        """Task 7.8: free the gathered parameters (not the root's) and hook the outputs, so
+        that ``pre_backward`` runs before the module's backward."""
+        raise NotImplementedError("FSDPUnit.post_forward (Task 7.8)")
+
+    def pre_backward(self, grad: torch.Tensor) -> torch.Tensor:
+        """Task 7.8: gather again before the module's backward needs its parameters; make
+        sure the root's final callback will run when backward ends."""
+        raise NotImplementedError("FSDPUnit.pre_backward (Task 7.8)")
+
+    def post_backward(self) -> None:
+        """Task 7.8: the module's backward is done: reduce its gradients, free again."""
+        raise NotImplementedError("FSDPUnit.post_backward (Task 7.8)")
+
+    def final_callback(self) -> None:
+        """Task 7.8: the root's, when backward ends: a unit whose inputs needed no gradient
+        (the first layer's) never saw its ``post_backward``: run it now, in module order."""
+        raise NotImplementedError("FSDPUnit.final_callback (Task 7.8)")
+
+
+def fully_shard(module: torch.nn.Module) -> torch.nn.Module:
+    """Task 7.8: shard ``module``'s parameters (those no inner ``fully_shard`` took) over the
+    default group, as ``torch.distributed.fsdp.fully_shard`` does; returns the module."""
+    raise NotImplementedError("fully_shard (Task 7.8)")

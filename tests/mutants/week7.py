@@ -185,6 +185,21 @@ WEEK7_MUTANTS: list[Mutant] = [
         "    tensor = bucket.buffer()\n",
         "returns the sum of the gradients",
     ),
+    # --- Task 7.8: fully_shard ------------------------------------------------------------------
+    _m(
+        "7.8",
+        "root resharded after forward",
+        "        if not self.is_root:\n            self.reshard()\n",
+        "        self.reshard()\n",
+        "every unit frees its parameters after forward, the root too: one all-gather more",
+    ),
+    _m(
+        "7.8",
+        "gradients summed, not averaged",
+        "op=ReduceOp.AVG, group=self.group)\n",
+        "op=ReduceOp.SUM, group=self.group)\n",
+        "each shard's gradient is W times the mean",
+    ),
 ]
 
 ACCEPTED_SURVIVORS: dict[str, str] = {

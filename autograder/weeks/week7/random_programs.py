@@ -1,4 +1,4 @@
-"""Property cases for Tasks 7.3-7.7: random programs from week 7's generator
+"""Property cases for Tasks 7.3-7.8: random programs from week 7's generator
 (``autograder/differential/week7.py``), drawn once from a fixed seed, the same programs for
 gloo and for the learner's library. A failure is labelled with the program."""
 
@@ -58,4 +58,14 @@ def random_models_under_ddp(lib: Any, program: Any) -> Any:
     ``find_unused_parameters``, worlds of 2 to 4, trained under your ``MiniDDP`` (with no
     hook, a hook that watches, or yours): the order of events in backward, the losses and
     the weights."""
+    return generator.execute(lib, program)
+
+
+@property_case(
+    W, lambda: drawn("fsdp"), n=8, points=3, tasks=("7.2", "7.3", "7.4", "7.8"), label=label
+)
+def random_models_under_fully_shard(lib: Any, program: Any) -> Any:
+    """Random MLPs (some layers with fewer rows than ranks), random choices of the Linears
+    sharded and whether the whole model is, worlds of 2 to 4, trained under your
+    ``fully_shard``: the collectives of each kind in order, losses, shards and gradients."""
     return generator.execute(lib, program)
