@@ -727,8 +727,8 @@ class MiniDDP(torch.nn.Module):
     ``find_unused_parameters`` asks for buckets by size from the start (``[first cap, cap]``),
     then the list of buckets reversed, because gradients arrive roughly last layer first.
 
-    During backward, a hook on each parameter (``register_post_accumulate_grad_hook``, as
-    the reducer's ``autograd_hook``) copies the gradient into its bucket's flat buffer; when
+    During backward, a hook on each parameter's ``AccumulateGrad`` node (the reducer's
+    ``autograd_hook``) copies the gradient into its bucket's flat buffer; when
     a bucket holds all its gradients it is *launched*: its all-reduce starts while backward
     goes on computing earlier layers' gradients (the overlap). Buckets launch in index order:
     a full bucket waits for the ones before it (``mark_bucket_ready``). A callback queued on
@@ -771,8 +771,16 @@ class MiniDDP(torch.nn.Module):
         self.ready_order: list[int] = []  # reducer.cpp's rebuilt_param_indices_
         self.has_rebuilt_bucket = False
         self.expect_backward = False
+        self.require_forward_param_sync = True
+        # The reducer hooks each parameter's AccumulateGrad node (reducer.cpp, add_post_hook):
+        # its hook runs after the gradient is accumulated and after any hook on the tensor,
+        # whenever that was registered. A node nobody holds is made anew without the hook,
+        # so keep them (DDP's grad_accumulators_).
+        self.grad_accumulators = []
         for index, param in enumerate(self.params):
-            param.register_post_accumulate_grad_hook(functools.partial(self._autograd_hook, index))
+            accumulator = param.view_as(param).grad_fn.next_functions[0][0]
+            accumulator.register_hook(functools.partial(self._autograd_hook, index, param))
+            self.grad_accumulators.append(accumulator)
         ### END SOLUTION
 
     def _initialize_buckets(self, bucket_indices: list[list[int]]) -> None:
@@ -798,17 +806,23 @@ class MiniDDP(torch.nn.Module):
         ### END SOLUTION
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
-        """Task 7.6: buffers take rank 0's values; when autograd records, rebuild the buckets
-        once (below) and get ready for a backward (``prepare_for_backward``); then run the
-        module."""
+        """Task 7.6: when autograd records, rebuild the buckets once (below); the buffers
+        take rank 0's values, unless the previous forward ran without autograd
+        (``require_forward_param_sync`` in distributed.py: evaluation leaves each rank's
+        own); run the module; when autograd records, get ready for a backward
+        (``prepare_for_backward``)."""
         ### BEGIN SOLUTION
-        for buffer in self.module.buffers():  # broadcast_buffers=True: _sync_buffers
-            dist.broadcast(buffer, 0, group=self.process_group)
         if torch.is_grad_enabled():
             self._rebuild_buckets()
+        if self.require_forward_param_sync:  # broadcast_buffers=True: _sync_buffers
+            for buffer in self.module.buffers():
+                dist.broadcast(buffer, 0, group=self.process_group)
+        output = self.module(*args, **kwargs)
+        self.require_forward_param_sync = torch.is_grad_enabled()
+        if torch.is_grad_enabled():
             self._prepare_for_backward()
+        return output
         ### END SOLUTION
-        return self.module(*args, **kwargs)
 
     def _prepare_for_backward(self) -> None:
         ### BEGIN SOLUTION
@@ -819,7 +833,7 @@ class MiniDDP(torch.nn.Module):
         self.expect_backward = True
         ### END SOLUTION
 
-    def _autograd_hook(self, index: int, param: torch.Tensor) -> None:
+    def _autograd_hook(self, index: int, param: torch.Tensor, *unused: Any) -> None:
         """Task 7.6: parameter ``index``'s gradient has been accumulated (``autograd_hook``
         and ``mark_variable_ready``)."""
         ### BEGIN SOLUTION

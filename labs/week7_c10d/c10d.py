@@ -482,8 +482,8 @@ class MiniDDP(torch.nn.Module):
     ``find_unused_parameters`` asks for buckets by size from the start (``[first cap, cap]``),
     then the list of buckets reversed, because gradients arrive roughly last layer first.
 
-    During backward, a hook on each parameter (``register_post_accumulate_grad_hook``, as
-    the reducer's ``autograd_hook``) copies the gradient into its bucket's flat buffer; when
+    During backward, a hook on each parameter's ``AccumulateGrad`` node (the reducer's
+    ``autograd_hook``) copies the gradient into its bucket's flat buffer; when
     a bucket holds all its gradients it is *launched*: its all-reduce starts while backward
     goes on computing earlier layers' gradients (the overlap). Buckets launch in index order:
     a full bucket waits for the ones before it (``mark_bucket_ready``). A callback queued on
@@ -517,16 +517,17 @@ class MiniDDP(torch.nn.Module):
         raise NotImplementedError("MiniDDP.register_comm_hook (Task 7.6)")
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
-        """Task 7.6: buffers take rank 0's values; when autograd records, rebuild the buckets
-        once (below) and get ready for a backward (``prepare_for_backward``); then run the
-        module."""
+        """Task 7.6: when autograd records, rebuild the buckets once (below); the buffers
+        take rank 0's values, unless the previous forward ran without autograd
+        (``require_forward_param_sync`` in distributed.py: evaluation leaves each rank's
+        own); run the module; when autograd records, get ready for a backward
+        (``prepare_for_backward``)."""
         raise NotImplementedError("MiniDDP.forward (Task 7.6)")
-        return self.module(*args, **kwargs)
 
     def _prepare_for_backward(self) -> None:
         raise NotImplementedError("MiniDDP._prepare_for_backward (Task 7.6)")
 
-    def _autograd_hook(self, index: int, param: torch.Tensor) -> None:
+    def _autograd_hook(self, index: int, param: torch.Tensor, *unused: Any) -> None:
         """Task 7.6: parameter ``index``'s gradient has been accumulated (``autograd_hook``
         and ``mark_variable_ready``)."""
         raise NotImplementedError("MiniDDP._autograd_hook (Task 7.6)")

@@ -20,6 +20,7 @@ from autograder.weeks.week7.common import (
     Events,
     W,
     World,
+    averaged,
     build_lock,
     floats,
     mlp,
@@ -274,5 +275,260 @@ def task_7_6_rebuilt_order_follows_the_graph(lib: Any) -> Any:
         ddp.register_comm_hook(None, events.hook)
         train(ddp, w.rank, 3, between=events.iteration)
         return {"events": events.log, "weights": _weights(model)}
+
+    return guard(lambda: run_world(2, rank_main))
+
+
+# ---- what the reducer must not do ---------------------------------------------------------
+
+
+def _batchnorm_model(rank: int, frozen: bool = False) -> torch.nn.Module:
+    """Linear(6, 4)-BatchNorm1d(4)-Linear(4, 2), weights and running statistics differing per
+    rank; with ``frozen`` the last Linear needs no gradient."""
+    with build_lock:
+        model = torch.nn.Sequential(
+            torch.nn.Linear(6, 4), torch.nn.BatchNorm1d(4), torch.nn.Linear(4, 2)
+        )
+        g = torch.Generator().manual_seed(500 + rank)
+        with torch.no_grad():
+            for t in [*model.parameters(), *model.buffers()]:
+                if t.is_floating_point():
+                    t.copy_(torch.randint(1, 5, t.shape, generator=g).float() / 4)
+        if frozen:
+            model[2].requires_grad_(False)
+    return model
+
+
+def _state(model: torch.nn.Module) -> dict[str, Any]:
+    return {n: floats(t) for n, t in [*model.named_parameters(), *model.named_buffers()]
+            if t.is_floating_point()}  # fmt: skip
+
+
+@case(W, points=2, tasks=("7.2", "7.3", "7.4", "7.5", "7.6"))
+def task_7_6_construction_broadcasts_everything(lib: Any) -> Any:
+    """Right after construction every rank holds rank 0's parameters, frozen ones included
+    (they are part of the model even if no gradient is reduced for them), and rank 0's
+    buffers. A world of 3."""
+
+    def rank_main(w: World) -> Any:
+        _init(lib, w)
+        model = _batchnorm_model(w.rank, frozen=True)
+        lib.MiniDDP(model)
+        return _state(model)
+
+    return guard(lambda: run_world(3, rank_main))
+
+
+@case(W, points=2, tasks=("7.2", "7.3", "7.4", "7.5", "7.6"))
+def task_7_6_buffers_after_evaluation(lib: Any) -> Any:
+    """Buffers take rank 0's values at a forward only if the forward before it recorded a
+    graph (``require_forward_param_sync``): after an evaluation under ``no_grad`` each rank
+    keeps its own running statistics for one forward. Six forwards (train, train, no_grad,
+    no_grad, eval mode with autograd, train), with a step after each that records: each
+    rank's buffers after each forward. A world of 2."""
+
+    def rank_main(w: World) -> Any:
+        _init(lib, w)
+        model = _batchnorm_model(w.rank)
+        ddp = lib.MiniDDP(model)
+        opt = torch.optim.SGD(model.parameters(), lr=0.125)
+        g = torch.Generator().manual_seed(600 + w.rank)
+        seen = []
+        for grad, train_mode in ((1, 1), (1, 1), (0, 1), (0, 1), (1, 0), (1, 1)):
+            model.train(bool(train_mode))
+            x = torch.randint(-4, 5, (4, 6), generator=g).float() / 4
+            with torch.set_grad_enabled(bool(grad)):
+                out = ddp(x)
+            if grad:
+                opt.zero_grad()
+                out.pow(2).mean().backward()
+                opt.step()
+            seen.append({n: floats(b) for n, b in model.named_buffers() if b.is_floating_point()})
+        return {"buffers after each forward": seen, "weights": _weights(model)}
+
+    return guard(lambda: run_world(2, rank_main))
+
+
+@case(W, points=2, tasks=("7.2", "7.3", "7.4", "7.5", "7.6"))
+def task_7_6_a_float64_model(lib: Any) -> Any:
+    """A float64 model: the buckets are float64 (what a hook is given says so) and the
+    gradients keep float64's precision through them. Two steps, a world of 2."""
+
+    def rank_main(w: World) -> Any:
+        _init(lib, w)
+        model = mlp(w.rank, (6, 8, 3), smooth=True).double()
+        dtypes: list = []
+
+        def hook(state, bucket):  # no annotations: real DDP checks a hook's
+            dtypes.append(str(bucket.buffer().dtype))
+            return averaged(bucket)
+
+        ddp = lib.MiniDDP(model)
+        ddp.register_comm_hook(None, hook)
+        opt = torch.optim.SGD(model.parameters(), lr=0.125)
+        g = torch.Generator().manual_seed(700 + w.rank)
+        for _ in range(2):
+            x = torch.randn(4, 6, generator=g, dtype=torch.float64)
+            opt.zero_grad()
+            ddp(x).pow(2).mean().backward()
+            opt.step()
+        grads = [p.grad.tolist() for p in model.parameters()]
+        return {"bucket dtypes": dtypes, "grads": grads}
+
+    return guard(lambda: run_world(2, rank_main))
+
+
+@case(W, points=2, tasks=("7.2", "7.3", "7.4", "7.5", "7.6"))
+def task_7_6_only_its_own_backwards_are_reduced(lib: Any) -> Any:
+    """Only a backward through a forward of the wrapper is reduced: a backward through the
+    inner module before any forward of the wrapper, one after a training step, and one
+    after an evaluation forward under ``no_grad`` leave each rank's own gradients (added to
+    what ``.grad`` held), and they do not count as the order gradients arrive in: the next
+    training step's buckets (40 bytes) are rebuilt from the first training backward. A
+    world of 2: the gradients after each backward, and the last step's events."""
+
+    def rank_main(w: World) -> Any:
+        _init(lib, w)
+        model = _two_branches(w.rank)
+        events = Events(model)
+        ddp = lib.MiniDDP(model, bucket_cap_mb=40 / 2**20)
+        ddp.register_comm_hook(None, events.hook)
+        x = torch.arange(16.0).reshape(4, 4) / 8 - w.rank
+        seen = []
+
+        def inner_backward() -> None:  # the inner module: not DDP's forward
+            model.order = "ba"
+            model(x).sum().backward()
+            model.order = "ab"
+            seen.append([floats(p.grad) for p in model.parameters()])
+
+        inner_backward()
+        ddp(x).pow(2).sum().backward()
+        seen.append([floats(p.grad) for p in model.parameters()])
+        inner_backward()
+        with torch.no_grad():
+            ddp(x)
+        inner_backward()
+        events.iteration(1)
+        ddp(x).pow(2).sum().backward()
+        seen.append([floats(p.grad) for p in model.parameters()])
+        return {"grads after each backward": seen, "events": events.log}
+
+    return guard(lambda: run_world(2, rank_main))
+
+
+@case(W, points=2, tasks=("7.2", "7.3", "7.4", "7.5", "7.6"))
+def task_7_6_gradients_accumulate(lib: Any) -> Any:
+    """Two backwards without ``zero_grad``: the second bucket holds what ``.grad`` holds
+    then (the reduced first gradient plus the new one), and ``.grad`` stays a tensor of its
+    own, not a view of a bucket. Three backwards; the gradients after each. A world of 2."""
+
+    def rank_main(w: World) -> Any:
+        _init(lib, w)
+        model = mlp(w.rank)
+        ddp = lib.MiniDDP(model)
+        seen = []
+        for k in range(3):
+            x = torch.arange(24.0).reshape(4, 6) / 8 - w.rank - k
+            ddp(x).pow(2).sum().backward()
+            seen.append([floats(p.grad) for p in model.parameters()])
+        views = [p.grad._is_view() for p in model.parameters()]
+        return {"grads after each backward": seen, ".grad is a view": views}
+
+    return guard(lambda: run_world(2, rank_main))
+
+
+class _TwoBranches(torch.nn.Module):
+    """Two square layers used in an order that the caller picks per forward: ``a`` then
+    ``b``, or ``b`` then ``a`` (the order gradients arrive follows); and a small side layer
+    ``c`` on the first input column, computed before them (its gradients arrive last) or,
+    with ``late_side``, after them (they arrive first)."""
+
+    def __init__(self, rank: int) -> None:
+        super().__init__()
+        with torch.no_grad():
+            self.a = torch.nn.Linear(4, 4)
+            self.b = torch.nn.Linear(4, 4)
+            self.c = torch.nn.Linear(1, 2)
+            g = torch.Generator().manual_seed(800 + rank)
+            for p in self.parameters():
+                p.copy_(torch.randint(-3, 4, p.shape, generator=g).float() / 4)
+        self.order, self.late_side = "ab", False
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        first, second = (self.a, self.b) if self.order == "ab" else (self.b, self.a)
+        if not self.late_side:
+            side = self.c(x[:, :1])
+        out = second(torch.relu(first(x)))
+        if self.late_side:
+            side = self.c(x[:, :1])
+        return out + side.repeat(1, 2)
+
+
+def _two_branches(rank: int) -> torch.nn.Module:
+    with build_lock:
+        return _TwoBranches(rank)
+
+
+@case(W, points=2, tasks=("7.2", "7.3", "7.4", "7.5", "7.6"))
+def task_7_6_rebuilt_once(lib: Any) -> Any:
+    """The buckets are rebuilt once, from the order of the first backward, even if later
+    backwards see another order: a model that uses its two layers in the order a, b, then
+    b, a, then a, b, with buckets of 40 bytes. The events of four iterations."""
+
+    def rank_main(w: World) -> Any:
+        _init(lib, w)
+        model = _two_branches(w.rank)
+        events = Events(model)
+        ddp = lib.MiniDDP(model, bucket_cap_mb=40 / 2**20)
+        ddp.register_comm_hook(None, events.hook)
+
+        def between(step: int) -> None:
+            model.order = "ab" if step % 2 == 0 else "ba"
+            events.iteration(step)
+
+        train(ddp, w.rank, 4, width=4, between=between)
+        return {"events": events.log, "weights": _weights(model)}
+
+    return guard(lambda: run_world(2, rank_main))
+
+
+@case(W, points=2, tasks=("7.2", "7.3", "7.4", "7.5", "7.6"))
+def task_7_6_ranks_agree_on_the_layout(lib: Any) -> Any:
+    """Ranks whose gradients arrive in different orders still build the same buckets: rank
+    0's layout, sent to the others (``sync_bucket_indices``). Rank 0 uses its layers a
+    then b, the others b then a, and rank 2 computes its side layer last (so that its own
+    layout would have another number of buckets); buckets of 40 bytes, three iterations, a
+    world of 3: each rank's events and gradients."""
+
+    def rank_main(w: World) -> Any:
+        _init(lib, w)
+        model = _two_branches(w.rank)
+        model.order = "ab" if w.rank == 0 else "ba"
+        model.late_side = w.rank == 2
+        events = Events(model)
+        ddp = lib.MiniDDP(model, bucket_cap_mb=40 / 2**20)
+        ddp.register_comm_hook(None, events.hook)
+        train(ddp, w.rank, 3, width=4, between=events.iteration)
+        return {"events": events.log, "grads": [floats(p.grad) for p in model.parameters()]}
+
+    return guard(lambda: run_world(3, rank_main))
+
+
+@case(W, points=1, tasks=("7.2", "7.3", "7.4", "7.5", "7.6"))
+def task_7_6_its_hook_runs_after_yours(lib: Any) -> Any:
+    """The reducer hooks each parameter's ``AccumulateGrad`` node, so its work follows any
+    hook on the parameter, even one registered after wrapping: with the course's gradient
+    hooks added after ``MiniDDP(...)``, a gradient is still seen arriving before the launch
+    of the bucket it completes. Two iterations, buckets of 100 000 bytes."""
+
+    def rank_main(w: World) -> Any:
+        _init(lib, w)
+        model = mlp(w.rank, BIG)
+        ddp = lib.MiniDDP(model, bucket_cap_mb=CAP_100K, find_unused_parameters=True)
+        events = Events(model)
+        ddp.register_comm_hook(None, events.hook)
+        train(ddp, w.rank, 2, width=64, between=events.iteration)
+        return events.log
 
     return guard(lambda: run_world(2, rank_main))

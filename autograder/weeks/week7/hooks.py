@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import torch
 import torch.distributed as dist
 
 from autograder.cases import case
 from autograder.observe import guard
-from autograder.weeks.week7.common import W, World, floats, mlp, run_world, train
+from autograder.weeks.week7.common import W, World, floats, mlp, plain, run_world, train
 
 
 def _init(lib: Any, w: World) -> None:
@@ -81,3 +82,53 @@ def task_7_7_hooks_on_miniddp(lib: Any) -> Any:
     return {
         hook: _worlds(lib, hook, "MiniDDP") for hook in ("allreduce_hook", "fp16_compress_hook")
     }
+
+
+class _Bucket:
+    """A bucket as a hook sees it, made by the course: the hooks use ``buffer()`` alone."""
+
+    def __init__(self, buffer: torch.Tensor) -> None:
+        self._buffer = buffer
+
+    def buffer(self) -> torch.Tensor:
+        return self._buffer
+
+
+@case(W, points=2, tasks=("7.2", "7.3", "7.4", "7.7"))
+def task_7_7_hooks_called_directly(lib: Any) -> Any:
+    """Each hook called on a bucket of its own, in a world of 2: what its future gives
+    (dtype and values), and whether that is the bucket's own buffer, changed in place
+    (``allreduce_hook`` divides the buffer itself; ``fp16_compress_hook`` copies the result
+    back into it and returns it, still float32)."""
+
+    def rank_main(w: World) -> Any:
+        _init(lib, w)
+        out = {}
+        for name in ("allreduce_hook", "fp16_compress_hook"):
+            g = torch.Generator().manual_seed(900 + w.rank)
+            buffer = torch.randn(6, generator=g)
+            result = getattr(lib, name)(None, _Bucket(buffer)).wait()
+            out[name] = {
+                "result": plain(result),
+                "is the buffer": result.data_ptr() == buffer.data_ptr(),
+                "buffer after": floats(buffer),
+            }
+        return out
+
+    return guard(lambda: run_world(2, rank_main))
+
+
+@case(W, points=1, tasks=("7.2", "7.3", "7.4", "7.7"))
+def task_7_7_fp16_overflows_as_torch_does(lib: Any) -> Any:
+    """Gradients past float16's range: torch's hook casts first and divides after, so a
+    gradient over 65504 becomes infinite even where the mean over ranks would fit (70000
+    on one rank, -60000 on the other). A world of 2."""
+
+    def rank_main(w: World) -> Any:
+        _init(lib, w)
+        big = 70000.0 if w.rank == 0 else -60000.0  # the mean, 5000, fits float16
+        buffer = torch.tensor([big, 1000.0 * (w.rank + 1), 0.5])
+        result = lib.fp16_compress_hook(None, _Bucket(buffer)).wait()
+        return floats(result)
+
+    return guard(lambda: run_world(2, rank_main))
