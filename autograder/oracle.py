@@ -3,6 +3,13 @@
 Torch's answers are computed here, in the grader's own process, never in the process that
 runs submitted code. The cache is keyed by the torch and hypothesis versions and by the
 source of the case modules, so editing a case or upgrading torch recomputes it.
+
+A week whose truth module sets ``ORACLE_APART = True`` is answered in a child process
+(``python -m autograder.oracle WEEK CASE...``) that writes the same cache: week 7's answers
+start rank threads and gloo's own threads, and a grader process that keeps such threads must
+not fork the sandbox with Python code to run before exec (a root grader's ``preexec_fn``):
+a forked copy of a process whose other threads hold C locks can crash (it did: the fork
+server "did not start", SIGSEGV, whenever week 7's answers had just been computed).
 """
 
 from __future__ import annotations
@@ -15,6 +22,8 @@ import importlib.util
 import io
 import json
 import os
+import subprocess
+import sys
 import threading
 import warnings
 from pathlib import Path
@@ -140,9 +149,29 @@ def _read_cache(path: Path) -> dict[str, Any]:
         return {}  # a damaged cache is recomputed, never trusted
 
 
+def _apart(name: str) -> bool:
+    """Whether ``name``'s answers are computed in a child process (see the docstring)."""
+    module = truth_module(name)
+    return bool(module) and bool(getattr(importlib.import_module(module), "ORACLE_APART", False))
+
+
+_IN_CHILD = False  # set in the child that answers for a week kept apart
+
+
 def _answer_missing(name: str, path: Path, cached: dict[str, Any], cases: list[Case]) -> None:
     """Ask torch for the cases ``cached`` lacks, and write them to ``path``."""
     missing = [c for c in cases if c.id not in cached]
+    if missing and _apart(name) and not _IN_CHILD:
+        command = [sys.executable, "-m", "autograder.oracle", name, *[c.name for c in missing]]
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        cached.update(_read_cache(path))
+        lacking = [c.name for c in missing if c.id not in cached]
+        if done.returncode or lacking:
+            raise RuntimeError(
+                f"torch's answers for {name} could not be computed ({', '.join(lacking)}): "
+                f"{done.stderr.strip()[-800:] or f'exit status {done.returncode}'}"
+            )
+        return
     if missing:
         if any(c.is_property for c in missing):
             from hypothesis.configuration import set_hypothesis_home_dir
@@ -166,3 +195,24 @@ def _write_atomically(path: Path, data: Any) -> None:
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
     tmp.write_text(json.dumps(data))
     os.replace(tmp, path)
+
+
+def main(argv: list[str]) -> int:
+    """``python -m autograder.oracle WEEK CASE...``: answer those cases (hidden ones too) into
+    the week's cache, in this process (how a week kept apart is answered)."""
+    global _IN_CHILD
+    from autograder.cases import load_week
+    from autograder.weeks import get_week
+
+    _IN_CHILD = True
+    week = get_week(argv[0])
+    wanted = set(argv[1:])
+    cases = [c for c in load_week(week.name, include_hidden=True) if c.name in wanted]
+    expected_observations(week, cases)
+    return 0
+
+
+if __name__ == "__main__":  # run as the module itself, not as a second copy named __main__
+    from autograder import oracle
+
+    sys.exit(oracle.main(sys.argv[1:]))

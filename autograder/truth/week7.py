@@ -31,6 +31,9 @@ from typing import Any
 
 import torch.distributed as dist
 
+# Answered in a child process of the grader (autograder/oracle.py says why): these answers
+# start rank threads and gloo's threads, which must not live on in the grader.
+ORACLE_APART = True
 TIMEOUT = timedelta(seconds=10)  # a gloo rank waiting longer than this means a broken case
 
 
