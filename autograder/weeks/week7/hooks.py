@@ -122,12 +122,14 @@ def task_7_7_hooks_called_directly(lib: Any) -> Any:
 def task_7_7_fp16_overflows_as_torch_does(lib: Any) -> Any:
     """Gradients past float16's range: torch's hook casts first and divides after, so a
     gradient over 65504 becomes infinite even where the mean over ranks would fit (70000
-    on one rank, -60000 on the other). A world of 2."""
+    on one rank, -60000 on the other), and a sum over ranks that would pass 65504 does not,
+    because each rank divides before the all-reduce (40000 on each). A world of 2."""
 
     def rank_main(w: World) -> Any:
         _init(lib, w)
         big = 70000.0 if w.rank == 0 else -60000.0  # the mean, 5000, fits float16
-        buffer = torch.tensor([big, 1000.0 * (w.rank + 1), 0.5])
+        # 40000 on each rank: divided first, the sum fits float16; summed first, it does not
+        buffer = torch.tensor([big, 40000.0, 1000.0 * (w.rank + 1), 0.5])
         result = lib.fp16_compress_hook(None, _Bucket(buffer)).wait()
         return floats(result)
 
