@@ -2,7 +2,9 @@
 
 - a world of 4 with init, 50 all_reduces and a DDP step on the reference: under 1 s;
 - the reference's ring all_reduce of 1M floats at W=4: under 10 ms;
-- real DDP on labccl: at most 2x gloo per step (MLP 64-256-256-10, batch 32).
+- real DDP on labccl: at most 2x gloo per step (MLP 64-256-256-10, batch 32);
+- the reference's MiniDDP (Task 7.6) on labccl: at most 3x real DDP on gloo per step;
+- the reference's fully_shard (Task 7.8) on labccl beside FSDP2 on gloo (no target: printed).
 
 Each figure is the median of ``--runs`` runs, the reference (labccl over the course's
 interconnect) beside gloo (TCP over loopback) measured in the same run.
@@ -19,6 +21,7 @@ from typing import Any
 
 import torch
 import torch.distributed as dist
+import torch.distributed.fsdp
 
 from autograder.weeks.week7.world import World, run_world
 from reference_impl import c10d as lab
@@ -70,12 +73,24 @@ def ring_1m(backend: str) -> float:
     return 1000 * max(run_world(4, rank_main, seconds=60))
 
 
-def ddp_step(backend: str, world_size: int) -> float:
-    """Milliseconds per DDP step (forward, backward, SGD) after two warm-up steps."""
+def _wrap(how: str, module: torch.nn.Module) -> torch.nn.Module:
+    if how == "DDP":
+        return torch.nn.parallel.DistributedDataParallel(module)
+    if how == "MiniDDP":
+        return lab.MiniDDP(module)
+    shard = lab.fully_shard if how == "lab fully_shard" else torch.distributed.fsdp.fully_shard
+    for i in (0, 2, 4):
+        shard(module[i])
+    return shard(module)
+
+
+def ddp_step(backend: str, world_size: int, how: str = "DDP") -> float:
+    """Milliseconds per step (forward, backward, SGD) after two warm-up steps, the model
+    wrapped by ``how``: real DDP, the reference's MiniDDP, or fully_shard (lab or FSDP2)."""
 
     def rank_main(w: World) -> float:
         _init(backend, w)
-        model = torch.nn.parallel.DistributedDataParallel(_mlp(w.rank))
+        model = _wrap(how, _mlp(w.rank))
         opt = torch.optim.SGD(model.parameters(), lr=0.01)
         x = torch.ones(32, 64)
         times = []
@@ -111,6 +126,15 @@ def main() -> None:
         rows.append(
             (f"DDP step, W={n} (ms)", step["labccl"], step["gloo"], f"{ratio:.2f}x gloo (<= 2x)")
         )
+    for n in (2, 4):
+        mine = med(ddp_step, "labccl", n, "MiniDDP")
+        gloo = med(ddp_step, "gloo", n, "DDP")
+        rows.append((f"MiniDDP step vs DDP on gloo, W={n} (ms)", mine, gloo,
+                     f"{mine / gloo:.2f}x gloo (<= 3x)"))  # fmt: skip
+        mine = med(ddp_step, "labccl", n, "lab fully_shard")
+        gloo = med(ddp_step, "gloo", n, "FSDP2")
+        rows.append((f"fully_shard step vs FSDP2 on gloo, W={n} (ms)", mine, gloo,
+                     f"{mine / gloo:.2f}x"))  # fmt: skip
     print(f"{'':48} {'labccl':>10} {'gloo':>10}  target")
     for name, mine, gloo, target in rows:
         print(f"{name:48} {mine:10.3f} {gloo:10.3f}  {target}")
