@@ -88,6 +88,8 @@ def _ddp(rng: random.Random) -> dict[str, Any]:
         "hook": hook,
         "steps": rng.randint(1, 3),
         "salt": rng.randrange(1000),
+        "norm": rng.random() < 0.3,  # a BatchNorm1d after the first Linear: buffers
+        "evaluate": rng.random() < 0.3,  # a forward under no_grad before each later step
     }
 
 
@@ -206,19 +208,26 @@ class _Layers(torch.nn.Module):
     """Linear layers with ReLU between them, registered in use order or (``backwards``) the
     opposite, so that parameter order and gradient order disagree."""
 
-    def __init__(self, widths: list[int], backwards: bool, g: torch.Generator) -> None:
+    def __init__(
+        self, widths: list[int], backwards: bool, g: torch.Generator, norm: bool = False
+    ) -> None:
         super().__init__()
         layers = [torch.nn.Linear(a, b) for a, b in zip(widths, widths[1:], strict=False)]
         self.backwards = backwards
         self.layers = torch.nn.ModuleList(layers[::-1] if backwards else layers)
+        self.norm = torch.nn.BatchNorm1d(widths[1]) if norm else None
         with torch.no_grad():
             for p in self.parameters():
                 p.copy_(torch.randn(p.shape, generator=g) / 2)
+            if self.norm is not None:  # running statistics of this rank's own
+                self.norm.running_mean.copy_(torch.randn(widths[1], generator=g))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         layers = list(self.layers)
         for i, layer in enumerate(layers[::-1] if self.backwards else layers):
             x = layer(torch.relu(x) if i else x)
+            if i == 0 and self.norm is not None:
+                x = self.norm(x)
         return x
 
 
@@ -241,7 +250,7 @@ def ddp_on(lib: Any, p: dict[str, Any]) -> Any:
         )
         with build_lock:
             g = torch.Generator().manual_seed(1000 * p["salt"] + w.rank)
-            model = _Layers(p["widths"], p["backwards"], g)
+            model = _Layers(p["widths"], p["backwards"], g, p.get("norm", False))
         events = Events(model)
         cap = None if p["cap"] is None else p["cap"] / 2**20
         ddp = lib.MiniDDP(model, bucket_cap_mb=cap, find_unused_parameters=p["find_unused"])
@@ -250,13 +259,19 @@ def ddp_on(lib: Any, p: dict[str, Any]) -> Any:
         elif p["hook"] != "none":
             ddp.register_comm_hook(None, _plain(getattr(lib, p["hook"])))
         smooth = p["hook"] == "fp16_compress_hook"
-        losses = train(
-            ddp, w.rank, p["steps"], p["widths"][0], between=events.iteration, smooth=smooth
-        )
+
+        def between(step: int) -> None:
+            if step and p.get("evaluate"):
+                with torch.no_grad():
+                    ddp(torch.ones(4, p["widths"][0]) * w.rank)
+            events.iteration(step)
+
+        losses = train(ddp, w.rank, p["steps"], p["widths"][0], between=between, smooth=smooth)
         return {
             "events": events.log,
             "losses": losses,
             "weights": [floats(t) for t in model.parameters()],
+            "buffers": [floats(t) for t in model.buffers() if t.is_floating_point()],
         }
 
     return run_world(p["world_size"], rank_main)
@@ -313,6 +328,8 @@ def describe(p: dict[str, Any]) -> str:
         )
     if p["kind"] == "ddp":
         order = ", layers defined last first" if p["backwards"] else ""
+        order += ", BatchNorm1d after the first Linear" if p.get("norm") else ""
+        order += ", a forward under no_grad before each later step" if p.get("evaluate") else ""
         cap = "default caps" if p["cap"] is None else f"bucket_cap_mb={p['cap']}/2**20"
         return (
             f"world of {p['world_size']} ranks; MLP of widths {p['widths']}{order} (seed "
