@@ -1586,3 +1586,727 @@ ACCEPTED_SURVIVORS.update(
         ),
     }
 )
+
+# ================================================================================================
+# Part 3 (Task 7.8): 55 learner bugs in fully_shard by hand (FSDPUnit, fully_shard), written
+# by a third helper who read only the reference (reference_impl/c10d.py at 455ca69: Task 7.8, and
+# Tasks 7.3 and 7.4 for labccl), the harness that runs ranks as threads
+# (autograder/weeks/week7/world.py), autograder/mutation.py, part 2's fragment and probes (for
+# their format), the first 40 lines of this file, section D of the notes on torch 2.13 and
+# torch's own FSDP2 sources (torch/distributed/fsdp/_fully_shard/), never the cases. Each is
+# shown different from the reference by the helper's own probes (PART3_PROBED;
+# /work/notes/blind7c/probes.py: worlds of 2, 3 and 4 ranks through run_world on labccl,
+# fully_shard of the mutated file on small models: each layer then the root, the root only,
+# layers and no root, nested units, a layer used twice, tuple and dict outputs, frozen and
+# unused parameters, no_grad forwards, gradient accumulation). Of the 81 written,
+# 14 were found equivalent (PART3_EQUIVALENT, left out of PART3) and 12 that differ
+# were left out (2 segfault the process, 2 duplicate another's observations, the rest
+# overlap a kept one or show only in memory counters).
+# Frozen before it was scored: the sha256 of the text from "PART3 = [" to the end of this file
+# (the last line, which joins the sets, included) is
+# d1df05332851b821b262b651f0cb4420980474410658d66d78175047ca0401be.
+# ================================================================================================
+
+PART3 = [
+    _m(
+        "7.8",
+        "nested unit's shards sharded again",
+        '                if param is None or getattr(param, "_lab_sharded", False):\n',
+        "                if param is None:\n",
+        "walks every submodule's parameters without skipping those an inner fully_shard "
+        "already took, so the outer unit shards the inner unit's shards a second time",
+    ),
+    _m(
+        "7.8",
+        "unit takes its children's parameters only",
+        "        for owner in module.modules():\n",
+        "        for owner in module.children():\n",
+        "walks module.children() instead of module.modules(): the module's own parameters "
+        "and those of grandchildren are never sharded",
+    ),
+    _m(
+        "7.8",
+        "unit not attached to its module",
+        "        module._lab_fsdp_unit = self  # type: ignore[assignment]\n",
+        "",
+        "never records the unit on its module, so the root's lazy init finds no units to claim",
+    ),
+    _m(
+        "7.8",
+        "shard rows by floor division",
+        "        chunk = -(-rows // self.world_size)\n",
+        "        chunk = rows // self.world_size\n",
+        "rows // W instead of ceil(rows / W): the remainder rows belong to no rank",
+    ),
+    _m(
+        "7.8",
+        "shards by tensor_split",
+        "        local = param.detach()[start : min(rows, start + chunk)].clone()\n",
+        "        local = param.detach().tensor_split(self.world_size)[self.rank].clone()\n",
+        "uses tensor_split (numpy's array_split: the first ranks get one extra row) instead of "
+        "torch.chunk's ceil-sized pieces, while the gather assumes chunk's layout",
+    ),
+    _m(
+        "7.8",
+        "shard is a view of the full parameter",
+        "        local = param.detach()[start : min(rows, start + chunk)].clone()\n",
+        "        local = param.detach()[start : min(rows, start + chunk)]\n",
+        "keeps a slice of the full tensor as the shard: it holds the whole parameter's storage, "
+        "so sharding saves no memory",
+    ),
+    _m(
+        "7.8",
+        "sharded parameter always requires grad",
+        "        sharded = torch.nn.Parameter(local, requires_grad=param.requires_grad)\n",
+        "        sharded = torch.nn.Parameter(local)\n",
+        "nn.Parameter's default requires_grad=True: a frozen parameter's shard becomes trainable",
+    ),
+    _m(
+        "7.8",
+        "unsharded parameter always requires grad",
+        "        unsharded = torch.nn.Parameter(torch.empty_like(param), requires_grad=param.requires_grad)\n",
+        "        unsharded = torch.nn.Parameter(torch.empty_like(param))\n",
+        "nn.Parameter's default requires_grad=True: a frozen parameter gets a gradient",
+    ),
+    _m(
+        "7.8",
+        "module keeps the full parameter",
+        "        owner._parameters[name] = sharded\n",
+        "",
+        "builds the shard but never registers it: until the first forward the module still "
+        "holds the full, unsharded parameter",
+    ),
+    _m(
+        "7.8",
+        "weights broadcast from rank 0 at shard time",
+        "        rows = param.shape[0]\n",
+        "        dist.broadcast(param.data, src=0, group=self.group)\n        rows = param.shape[0]\n",
+        "syncs the weights from rank 0 first, as DDP's constructor does; FSDP2 broadcasts "
+        "nothing: each rank shards its own copy",
+    ),
+    _m(
+        "7.8",
+        "empty shard avoided: last row repeated",
+        "        start = min(rows, self.rank * chunk)\n",
+        "        start = min(rows - 1, self.rank * chunk)\n",
+        "avoids an empty shard for ranks past the last row by giving them the last row again",
+    ),
+    _m(
+        "7.8",
+        "unsharded flag never set",
+        "            self.unsharded = True\n",
+        "",
+        "forgets to record the gather, so every unshard all-gathers again (the root before "
+        "backward, a unit whose hook fires twice)",
+    ),
+    _m(
+        "7.8",
+        "unit without parameters gathers",
+        "        if not self.unsharded and self.entries:  # a unit with no parameters sends nothing\n",
+        "        if not self.unsharded:\n",
+        "forgets the unit that manages no parameter (a root whose layers are all wrapped): "
+        "torch.cat of nothing",
+    ),
+    _m(
+        "7.8",
+        "shard padded at the front",
+        '                padded[: e["sharded"].shape[0]] = e["sharded"].detach()\n',
+        '                padded[e["chunk"] - e["sharded"].shape[0] :] = e["sharded"].detach()\n',
+        "pads a short shard on the wrong side, so the last ranks' rows land after a gap",
+    ),
+    _m(
+        "7.8",
+        "shards gathered unpadded",
+        '                padded = e["sharded"].new_zeros((e["chunk"], *e["shape"][1:]))\n'
+        '                padded[: e["sharded"].shape[0]] = e["sharded"].detach()\n'
+        "                pieces.append(padded.flatten())\n",
+        '                pieces.append(e["sharded"].detach().flatten())\n',
+        "sends each shard as it is: the ranks no longer send the same number of elements",
+    ),
+    _m(
+        "7.8",
+        "gathered buffer read parameter-major",
+        '                full = blocks[:, offset : offset + n].reshape(-1, *e["shape"][1:])\n',
+        "                full = gathered[self.world_size * offset : self.world_size * (offset + n)]\n"
+        '                full = full.reshape(-1, *e["shape"][1:])\n',
+        "assumes the all-gather output holds each parameter's W blocks together, when it holds "
+        "each rank's block of every parameter together",
+    ),
+    _m(
+        "7.8",
+        "gather offset not advanced",
+        '                full = blocks[:, offset : offset + n].reshape(-1, *e["shape"][1:])\n'
+        "                offset += n\n",
+        '                full = blocks[:, offset : offset + n].reshape(-1, *e["shape"][1:])\n',
+        "forgets to move past a parameter's elements: every parameter reads the first one's",
+    ),
+    _m(
+        "7.8",
+        "padding dropped from the front",
+        '                    unsharded.copy_(full[: e["shape"][0]])\n',
+        '                    unsharded.copy_(full[full.shape[0] - e["shape"][0] :])\n',
+        "drops the padding rows from the start of the gathered parameter instead of its end",
+    ),
+    _m(
+        "7.8",
+        "refill bumps the version counter",
+        "                with torch.no_grad(), torch.autograd._unsafe_preserve_version_counter(unsharded):\n",
+        "                with torch.no_grad():\n",
+        "refills the unsharded parameter with a plain copy_: autograd saw it in forward and now "
+        "sees an in-place change before backward",
+    ),
+    _m(
+        "7.8",
+        "unsharded data swapped instead of copied",
+        "                unsharded.untyped_storage().resize_(unsharded.numel() * unsharded.element_size())\n"
+        "                # autograd saved this tensor in forward: refilling it is not an in-place\n"
+        "                # change it should see (FSDP2 does the same)\n"
+        "                with torch.no_grad(), torch.autograd._unsafe_preserve_version_counter(unsharded):\n"
+        '                    unsharded.copy_(full[: e["shape"][0]])\n',
+        '                unsharded.data = full[: e["shape"][0]]\n',
+        "points the unsharded parameter at the gathered buffer (.data) instead of refilling its "
+        "own storage",
+    ),
+    _m(
+        "7.8",
+        "one all-gather per parameter",
+        "            pieces = []\n"
+        "            for e in self.entries:\n"
+        '                padded = e["sharded"].new_zeros((e["chunk"], *e["shape"][1:]))\n'
+        '                padded[: e["sharded"].shape[0]] = e["sharded"].detach()\n'
+        "                pieces.append(padded.flatten())\n"
+        "            local = torch.cat(pieces)\n"
+        "            gathered = local.new_empty(self.world_size * local.numel())\n"
+        "            dist.all_gather_single(gathered, local, group=self.group)\n"
+        "            blocks = gathered.view(self.world_size, -1)\n",
+        "            pieces = []\n"
+        "            for e in self.entries:\n"
+        '                padded = e["sharded"].new_zeros((e["chunk"], *e["shape"][1:]))\n'
+        '                padded[: e["sharded"].shape[0]] = e["sharded"].detach()\n'
+        "                out = padded.new_empty(self.world_size * padded.numel())\n"
+        "                dist.all_gather_single(out, padded.flatten(), group=self.group)\n"
+        "                pieces.append(out.view(self.world_size, -1))\n"
+        "            blocks = torch.cat(pieces, dim=1)\n",
+        "gathers each parameter on its own: the same result in as many all-gathers as the "
+        "unit has parameters, where FSDP2 sends one per unit",
+    ),
+    _m(
+        "7.8",
+        "reshard frees nothing",
+        '            e["unsharded"].untyped_storage().resize_(0)\n        self.unsharded = False\n',
+        "        self.unsharded = False\n",
+        "swaps the shards back in but keeps the full parameters' storage: no memory is saved",
+    ),
+    _m(
+        "7.8",
+        "reshard leaves the unsharded flag set",
+        '            e["unsharded"].untyped_storage().resize_(0)\n        self.unsharded = False\n',
+        '            e["unsharded"].untyped_storage().resize_(0)\n',
+        "frees the storage but still believes the parameters are gathered, so the next "
+        "unshard does nothing",
+    ),
+    _m(
+        "7.8",
+        "gradients reduce-scattered with SUM",
+        "        dist.reduce_scatter_single(mine, flat.flatten(), op=ReduceOp.AVG, group=self.group)\n",
+        "        dist.reduce_scatter_single(mine, flat.flatten(), op=ReduceOp.SUM, group=self.group)\n",
+        "sums the ranks' gradients instead of averaging them (FSDP2 asks for ReduceOp.AVG)",
+    ),
+    _m(
+        "7.8",
+        "gradients averaged twice",
+        "        offset = 0\n        for e in self.entries:\n            n = self._padded_numel(e)\n"
+        '            sharded = e["sharded"]\n',
+        "        mine /= self.world_size\n        offset = 0\n        for e in self.entries:\n"
+        '            n = self._padded_numel(e)\n            sharded = e["sharded"]\n',
+        "divides by the world size again after a reduce-scatter that already averaged",
+    ),
+    _m(
+        "7.8",
+        "reduce-scatter input parameter-major",
+        "        flat = torch.cat(per_rank, dim=1)  # row r: every parameter's rows for rank r\n",
+        "        flat = torch.cat([p.flatten() for p in per_rank])\n",
+        "concatenates each parameter's whole padded gradient, so rank r's block is not every "
+        "parameter's rows for rank r",
+    ),
+    _m(
+        "7.8",
+        "sharded gradient overwritten",
+        "            sharded.grad = piece if sharded.grad is None else sharded.grad + piece\n",
+        "            sharded.grad = piece\n",
+        "assigns the reduced gradient instead of adding it to what .grad holds (gradient "
+        "accumulation, a module used twice)",
+    ),
+    _m(
+        "7.8",
+        "unsharded gradient kept",
+        "            sharded.grad = piece if sharded.grad is None else sharded.grad + piece\n"
+        '            e["unsharded"].grad = None\n',
+        "            sharded.grad = piece if sharded.grad is None else sharded.grad + piece\n",
+        "never clears the unsharded parameter's .grad: the next backward accumulates onto it "
+        "and the old gradient is reduced again",
+    ),
+    _m(
+        "7.8",
+        "reduce skipped when any gradient is missing",
+        "        if all(g is None for g in grads):\n",
+        "        if any(g is None for g in grads):\n",
+        "returns early when one parameter has no gradient, dropping the others'",
+    ),
+    _m(
+        "7.8",
+        "reduce runs with no gradient at all",
+        "        if all(g is None for g in grads):\n            return\n",
+        "",
+        "reduce-scatters zeros for a unit none of whose parameters got a gradient",
+    ),
+    _m(
+        "7.8",
+        "reduced piece not cut to the shard's rows",
+        "            piece = piece[: sharded.shape[0]].clone()\n",
+        "            piece = piece.clone()\n",
+        "keeps the padding rows in the gradient of a short shard",
+    ),
+    _m(
+        "7.8",
+        "reduce offset not advanced",
+        "            piece = piece[: sharded.shape[0]].clone()\n            offset += n\n",
+        "            piece = piece[: sharded.shape[0]].clone()\n",
+        "forgets to move past a parameter in the reduce-scatter output: every parameter's "
+        "gradient comes from the first parameter's elements",
+    ),
+    _m(
+        "7.8",
+        "reduce offsets unpadded",
+        '            n = self._padded_numel(e)\n            sharded = e["sharded"]\n',
+        '            n = e["sharded"].numel()\n            sharded = e["sharded"]\n',
+        "advances through the reduce-scatter output by the shard's own size, not the padded "
+        "size every rank's block uses",
+    ),
+    _m(
+        "7.8",
+        "root claims only its direct children",
+        "        for sub in self.module.modules():\n",
+        "        for sub in self.module.children():\n",
+        "looks for units among the root's direct children only: the root itself and deeper "
+        "units are never claimed",
+    ),
+    _m(
+        "7.8",
+        "units not told who their root is",
+        "                unit.is_root, unit.root = unit is self, self\n",
+        "                unit.is_root = unit is self\n",
+        "marks the units as non-roots but leaves each its own root, so each queues its own "
+        "(empty) final callback",
+    ),
+    _m(
+        "7.8",
+        "lazy init never called",
+        "        if self.is_root is None:\n            self._lazy_init()\n",
+        "",
+        "forgets the lazy init: no root, no claimed units",
+    ),
+    _m(
+        "7.8",
+        "hooked inputs not passed on",
+        "                args = list(args)\n"
+        "                for i, out in zip(marked, outs, strict=True):\n"
+        "                    args[i] = out\n"
+        "                args = tuple(args)\n",
+        "",
+        "applies the post-backward function but returns the original inputs: the function is "
+        "not in the graph, so post_backward waits for the final callback",
+    ),
+    _m(
+        "7.8",
+        "gather only at the first forward",
+        '            self._lazy_init()\n        self.state = "forward"\n        self.unshard()\n',
+        '            self._lazy_init()\n            self.state = "forward"\n            self.unshard()\n',
+        "indents the unshard into the lazy-init branch: later forwards run on freed parameters",
+    ),
+    _m(
+        "7.8",
+        "post-backward registered for the root",
+        "                outs = _RegisterPostBackward.apply(self, *[args[i] for i in marked])\n",
+        "                outs = _RegisterPostBackward.apply(self.root, *[args[i] for i in marked])\n",
+        "hands the root, not this unit, to the post-backward function",
+    ),
+    _m(
+        "7.8",
+        "root resharded after forward",
+        "        if not self.is_root:\n            self.reshard()\n",
+        "        self.reshard()\n",
+        "frees every unit after forward, the root too: the root is gathered again at once for "
+        "backward",
+    ),
+    _m(
+        "7.8",
+        "only the root resharded after forward",
+        "        if not self.is_root:\n            self.reshard()\n",
+        "        if self.is_root:\n            self.reshard()\n",
+        "inverts the root test: the root is freed after forward and the other units keep "
+        "their full parameters",
+    ),
+    _m(
+        "7.8",
+        "units kept gathered after forward",
+        "        if not self.is_root:\n            self.reshard()\n        outputs",
+        "        outputs",
+        "never frees after forward: every unit keeps its full parameters until its backward, "
+        "as if each were a root",
+    ),
+    _m(
+        "7.8",
+        "tuple outputs not hooked",
+        "        outputs = output if isinstance(output, (tuple, list)) else [output]\n",
+        "        outputs = [output]\n",
+        "hooks the output only when it is a single tensor: a module returning a tuple is never "
+        "gathered again before its backward",
+    ),
+    _m(
+        "7.8",
+        "outputs hooked without requiring grad",
+        "            if torch.is_tensor(t) and t.requires_grad:\n",
+        "            if torch.is_tensor(t):\n",
+        "registers the pre-backward hook on every output, including under no_grad",
+    ),
+    _m(
+        "7.8",
+        "only the first output hooked",
+        "        for t in outputs:\n            if torch.is_tensor(t) and t.requires_grad:\n",
+        "        for t in outputs[:1]:\n            if torch.is_tensor(t) and t.requires_grad:\n",
+        "hooks the first output only: the backward of a later output may run first",
+    ),
+    _m(
+        "7.8",
+        "no gather before backward",
+        '            self.state = "pre_backward"\n            self.unshard()\n',
+        '            self.state = "pre_backward"\n',
+        "forgets to gather again before backward: a resharded unit's backward reads freed "
+        "parameters",
+    ),
+    _m(
+        "7.8",
+        "final callback queued per unit",
+        "            torch.autograd.Variable._execution_engine.queue_callback(root.final_callback)\n",
+        "            torch.autograd.Variable._execution_engine.queue_callback(self.final_callback)\n",
+        "queues the unit's own final callback (its units list is empty unless it is the root)",
+    ),
+    _m(
+        "7.8",
+        "post_backward does not reshard",
+        "        self.reduce_gradients()\n        self.reshard()\n",
+        "        self.reduce_gradients()\n",
+        "reduces the gradients but keeps the full parameters after backward",
+    ),
+    _m(
+        "7.8",
+        "post_backward state not recorded",
+        '            return\n        self.state = "post_backward"\n        self.reduce_gradients()\n',
+        "            return\n        self.reduce_gradients()\n",
+        "never records that the unit's backward is done: a module used twice is not gathered "
+        "again for its earlier use, and the final callback runs post_backward again",
+    ),
+    _m(
+        "7.8",
+        "final callback never queued",
+        "            torch.autograd.Variable._execution_engine.queue_callback(root.final_callback)\n"
+        "            root.callback_queued = True\n",
+        "            root.callback_queued = True\n",
+        "sets the flag but never queues the callback: the first layer's gradients are never "
+        "reduced",
+    ),
+    _m(
+        "7.8",
+        "callback flag never cleared",
+        '            unit.state = "idle"\n        self.callback_queued = False\n',
+        '            unit.state = "idle"\n',
+        "never clears callback_queued, so no later backward queues the callback",
+    ),
+    _m(
+        "7.8",
+        "final callback in reverse module order",
+        "        for unit in self.units:\n            if unit.state",
+        "        for unit in reversed(self.units):\n            if unit.state",
+        "finishes the pending units in reverse module order (backward order), not module "
+        "order as FSDP2's root callback does",
+    ),
+    _m(
+        "7.8",
+        "final callback only for units that never started backward",
+        '            if unit.state != "post_backward":\n',
+        '            if unit.state == "idle":\n',
+        "finishes only the units still idle, missing a first layer that was gathered for "
+        "backward (its output's hook fired) but whose post_backward never came",
+    ),
+    _m(
+        "7.8",
+        "final callback reduces without resharding",
+        '            if unit.state != "post_backward":\n                unit.post_backward()\n',
+        '            if unit.state != "post_backward":\n                unit.reduce_gradients()\n',
+        "calls reduce_gradients for the pending units, which leaves them gathered",
+    ),
+    _m(
+        "7.8",
+        "fully_shard returns nothing",
+        "    FSDPUnit(module, dist.distributed_c10d._get_default_group())\n    return module\n",
+        "    FSDPUnit(module, dist.distributed_c10d._get_default_group())\n",
+        "forgets to return the module",
+    ),
+]
+
+PART3_PROBED: dict[str, str] = {
+    "nested unit's shards sharded again": (
+        "probes.py 'mlp w3 each+root': the local gradients differ (iteration 0); 26 probes differ"
+    ),
+    "unit takes its children's parameters only": (
+        "probes.py 'nested w3': the local gradients differ (iteration 0); 30 probes differ"
+    ),
+    "unit not attached to its module": (
+        "probes.py 'mlp w3 each+root': the local gradients differ (iteration 0); 37 probes differ"
+    ),
+    "shard rows by floor division": (
+        "probes.py 'mlp w3 each+root': raises RuntimeError: The size of tensor a (7) must match "
+        "the size of tensor b...; 38 probes differ"
+    ),
+    "shards by tensor_split": (
+        "probes.py 'mlp w3 each+root': the local gradients differ (iteration 0); 17 probes differ"
+    ),
+    "shard is a view of the full parameter": (
+        "probes.py 'mlp w3 each+root': the bytes each shard's storage holds differ; 32 probes "
+        "differ"
+    ),
+    "sharded parameter always requires grad": (
+        "probes.py 'frozen w2 root': the local shards after fully_shard differ; 2 probes differ"
+    ),
+    "unsharded parameter always requires grad": (
+        "probes.py 'frozen w2 root': the local gradients differ (iteration 0); 2 probes differ"
+    ),
+    "module keeps the full parameter": (
+        "probes.py 'mlp w3 each+root': the local gradients differ (iteration 0); 36 probes differ"
+    ),
+    "weights broadcast from rank 0 at shard time": (
+        "probes.py 'mlp w3 each+root': the local gradients differ (iteration 0); 36 probes differ"
+    ),
+    "empty shard avoided: last row repeated": (
+        "probes.py 'mlp w4 each+root': the local gradients differ (iteration 0); 14 probes differ"
+    ),
+    "unsharded flag never set": (
+        "probes.py 'mlp w3 root only': the collectives of backward differ (iteration 0); 18 "
+        "probes differ"
+    ),
+    "unit without parameters gathers": (
+        "probes.py 'mlp w3 each+root': raises ValueError: torch.cat(): expected a non-empty list "
+        "of Tensors; 20 probes differ"
+    ),
+    "shard padded at the front": (
+        "probes.py 'mlp w3 each+root': the local gradients differ (iteration 0); 28 probes differ"
+    ),
+    "shards gathered unpadded": (
+        "probes.py 'mlp w3 each+root': raises RuntimeError: received 24 bytes from rank 2 into a "
+        "buffer of 72 bytes; 38 probes differ"
+    ),
+    "gathered buffer read parameter-major": (
+        "probes.py 'mlp w3 each+root': the local gradients differ (iteration 0); 36 probes differ"
+    ),
+    "gather offset not advanced": (
+        "probes.py 'mlp w3 each+root': the local gradients differ (iteration 0); 36 probes differ"
+    ),
+    "padding dropped from the front": (
+        "probes.py 'mlp w3 each+root': the local gradients differ (iteration 0); 36 probes differ"
+    ),
+    "refill bumps the version counter": (
+        "probes.py 'mlp w3 each+root': raises RuntimeError: one of the variables needed for "
+        "gradient computation has...; 23 probes differ"
+    ),
+    "unsharded data swapped instead of copied": (
+        "probes.py 'mlp w3 each+root': raises RuntimeError: setStorage: sizes [3, 6], strides [7, "
+        "1], storage offset 0,...; 36 probes differ"
+    ),
+    "one all-gather per parameter": (
+        "probes.py 'mlp w3 each+root': the collectives of backward differ (iteration 0); 35 "
+        "probes differ"
+    ),
+    "reshard frees nothing": (
+        "probes.py 'mlp w3 each+root': the bytes the units' unsharded parameters hold after "
+        "backward differ (iteration 0); 33 probes differ"
+    ),
+    "reshard leaves the unsharded flag set": (
+        "probes.py 'mlp w3 each+root': raises RuntimeError: setStorage: sizes [3, 6], strides [6, "
+        "1], storage offset 0,...; 36 probes differ"
+    ),
+    "gradients reduce-scattered with SUM": (
+        "probes.py 'mlp w3 each+root': the local gradients differ (iteration 0); 34 probes differ"
+    ),
+    "gradients averaged twice": (
+        "probes.py 'mlp w3 each+root': the local gradients differ (iteration 0); 34 probes differ"
+    ),
+    "reduce-scatter input parameter-major": (
+        "probes.py 'mlp w3 each+root': raises IndexError: tuple index out of range; 36 probes "
+        "differ"
+    ),
+    "sharded gradient overwritten": (
+        "probes.py 'mlp w2 each+root accumulate': the local gradients differ (iteration 1); 2 "
+        "probes differ"
+    ),
+    "unsharded gradient kept": (
+        "probes.py 'mlp w3 each+root': the local gradients differ (iteration 1); 33 probes differ"
+    ),
+    "reduce skipped when any gradient is missing": (
+        "probes.py 'frozen w2 root': the local gradients differ (iteration 0); 20 probes differ"
+    ),
+    "reduce runs with no gradient at all": (
+        "probes.py 'unused w3 each': raises ValueError: torch.cat(): expected a non-empty list of "
+        "Tensors; 19 probes differ"
+    ),
+    "reduced piece not cut to the shard's rows": (
+        "probes.py 'mlp w3 each+root': raises RuntimeError: attempting to assign a gradient of "
+        "size '[3, 5]' to a...; 34 probes differ"
+    ),
+    "reduce offset not advanced": (
+        "probes.py 'mlp w3 each+root': the local gradients differ (iteration 0); 34 probes differ"
+    ),
+    "reduce offsets unpadded": (
+        "probes.py 'mlp w3 each+root': raises RuntimeError: shape '[3, 5]' is invalid for input "
+        "of size 5; 34 probes differ"
+    ),
+    "root claims only its direct children": (
+        "probes.py 'mlp w3 root only': the local gradients differ (iteration 0); 17 probes differ"
+    ),
+    "units not told who their root is": (
+        "probes.py 'dictroot w2': the local gradients differ (iteration 0); 2 probes differ"
+    ),
+    "lazy init never called": (
+        "probes.py 'mlp w3 each+root': the local gradients differ (iteration 0); 32 probes differ"
+    ),
+    "hooked inputs not passed on": (
+        "probes.py 'mlp w3 each+root': the collectives of backward differ (iteration 0); 19 "
+        "probes differ"
+    ),
+    "gather only at the first forward": (
+        "probes.py 'mlp w3 each+root': raises RuntimeError: mat1 and mat2 shapes cannot be "
+        "multiplied (3x3 and 7x2); 36 probes differ"
+    ),
+    "post-backward registered for the root": (
+        "probes.py 'dictroot w3 some': the local gradients differ (iteration 0); 18 probes differ"
+    ),
+    "root resharded after forward": (
+        "probes.py 'mlp w3 root only': the collectives of backward differ (iteration 0); 17 "
+        "probes differ"
+    ),
+    "only the root resharded after forward": (
+        "probes.py 'dictroot w3 some': raises RuntimeError: setStorage: sizes [3, 6], strides [6, "
+        "1], storage offset 0,...; 34 probes differ"
+    ),
+    "units kept gathered after forward": (
+        "probes.py 'mlp w3 each+root': the parameters the modules hold after forward differ "
+        "(iteration 0); 24 probes differ"
+    ),
+    "tuple outputs not hooked": (
+        "probes.py 'twoheads w3 x_grad': raises RuntimeError: setStorage: sizes [2, 4], strides "
+        "[4, 1], storage offset 0,...; 2 probes differ"
+    ),
+    "outputs hooked without requiring grad": (
+        "probes.py 'mlp w3 each+root nograd': raises RuntimeError: cannot register a hook on a "
+        "tensor that doesn't require...; 2 probes differ"
+    ),
+    "only the first output hooked": (
+        "probes.py 'twoheads w3 x_grad': raises RuntimeError: setStorage: sizes [2, 4], strides "
+        "[4, 1], storage offset 0,...; 1 probes differ"
+    ),
+    "no gather before backward": (
+        "probes.py 'mlp w3 each+root': raises RuntimeError: setStorage: sizes [3, 6], strides [6, "
+        "1], storage offset 0,...; 27 probes differ"
+    ),
+    "final callback queued per unit": (
+        "probes.py 'mlp w3 each+root': the local gradients differ (iteration 0); 16 probes differ"
+    ),
+    "post_backward does not reshard": (
+        "probes.py 'mlp w3 each+root': the local gradients differ (iteration 0); 34 probes differ"
+    ),
+    "post_backward state not recorded": (
+        "probes.py 'twice w2': the collectives of backward differ (iteration 0); 3 probes differ"
+    ),
+    "final callback never queued": (
+        "probes.py 'mlp w3 each+root': the local gradients differ (iteration 0); 30 probes differ"
+    ),
+    "callback flag never cleared": (
+        "probes.py 'mlp w3 each+root': the local gradients differ (iteration 1); 28 probes differ"
+    ),
+    "final callback in reverse module order": (
+        "probes.py 'mlp w3 first+root': the collectives of backward differ (iteration 0); 5 "
+        "probes differ"
+    ),
+    "final callback only for units that never started backward": (
+        "probes.py 'mlp w3 each+root': the local gradients differ (iteration 0); 29 probes differ"
+    ),
+    "final callback reduces without resharding": (
+        "probes.py 'mlp w3 each+root': the local gradients differ (iteration 0); 30 probes differ"
+    ),
+    "fully_shard returns nothing": (
+        "probes.py 'mlp w3 each+root': raises AttributeError: 'NoneType' object has no attribute "
+        "'named_parameters'; 27 probes differ"
+    ),
+}
+
+PART3_EQUIVALENT: dict[str, str] = {
+    "shard start not clamped": (
+        "a start past the last row makes an empty slice anyway: Python slicing clamps, so every "
+        "rank keeps the same rows"
+    ),
+    "shard end not clamped": (
+        "slicing past the end of dim 0 stops at the last row: the same shard on every probe"
+    ),
+    "padding allocated uninitialised": (
+        "the padding rows of the gathered buffer are cut off (full[:rows]) before the copy into "
+        "the unsharded parameter: whatever they held is never read"
+    ),
+    "unsharded parameters handed over only after a gather": (
+        "unsharded is True only after a gather that registered the unsharded parameters, and "
+        "reshard clears it while registering the shards: the module already holds them whenever "
+        "the gather is skipped"
+    ),
+    "inputs hooked without requiring grad": (
+        "a custom Function whose inputs need no gradient returns outputs that need none: it is "
+        "not in the graph, so its backward never runs, exactly as when it is not applied"
+    ),
+    "inputs hooked under no_grad": (
+        "under no_grad the Function records nothing: its outputs are the same values, no backward "
+        "follows"
+    ),
+    "post_forward returns nothing": (
+        "a forward hook that returns None leaves the output unchanged, and the pre-backward hooks "
+        "were registered on those very tensors"
+    ),
+    "pre_backward hook returns nothing": (
+        "a tensor hook that returns None leaves the gradient unchanged"
+    ),
+    "final callback queued at every hook": (
+        "the extra callbacks run after the first: every unit is then idle with its unsharded "
+        "gradients cleared, so their post_backward reduces nothing (reduce_gradients returns when "
+        "every gradient is None) and reshard is idempotent"
+    ),
+    "pre_backward gathers at every hook": (
+        "unshard does nothing while the unit is gathered (the unsharded flag), so a second hook "
+        "of the same unit sends nothing"
+    ),
+    "post_backward not idempotent": (
+        "a second post_backward finds the unsharded gradients already cleared (reduce_gradients "
+        "returns) and the shards already registered and the storage freed (reshard again is a "
+        "no-op)"
+    ),
+    "reshard before reduce": (
+        "the unsharded gradients are tensors of their own, not views of the freed storage: "
+        "reducing after the reshard reads the same values (FSDP2 also reshards first)"
+    ),
+    "units' state not reset after backward": (
+        "pre_forward sets each unit that runs to forward; a unit left in post_backward that does "
+        "not run has no gradient, so the final callback's skipping it changes nothing"
+    ),
+    "final callback reruns every post_backward": (
+        "post_backward of a unit that already ran reduces nothing (gradients cleared) and "
+        "reshards what is resharded"
+    ),
+}
+
+WEEK7_BLIND += PART3
