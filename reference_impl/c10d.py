@@ -55,6 +55,7 @@ from typing import Any
 
 import torch
 import torch.distributed as dist
+from torch.utils._pytree import tree_flatten, tree_unflatten
 
 ReduceOp = dist.ReduceOp
 
@@ -1021,24 +1022,48 @@ class FSDPUnit:
       rows, which becomes (or adds to) its shard's ``.grad``.
 
     Each rank shards its own copy of the weights, as FSDP2 does (nothing is broadcast).
+    Parameters that get no gradient (frozen, even after ``fully_shard``, or unused) keep
+    ``.grad`` None and are left out of the reduce-scatter, as in FSDP2.
+
+    What FSDP2 does besides, which this lab leaves out: it prefetches the next unit's
+    all-gather during backward (so its all-gathers and reduce-scatters interleave in
+    another order, and after a forward under ``no_grad`` its stale prefetch order sends one
+    all-gather more), keeps each shard in padded storage and gradients as views of its
+    reduce-scatter output, overlaps on separate streams, and offers mixed precision.
     """
 
     def __init__(self, module: torch.nn.Module, group: Any) -> None:
         self.module, self.group = module, group
         ### BEGIN SOLUTION
         self.world_size, self.rank = group.size(), group.rank()
-        self.entries: list[dict[str, Any]] = []  # one per parameter: FSDP2's FSDPParam
+        inside = set(module.modules())
+        found: list[tuple[torch.nn.Module, str, torch.Tensor]] = []
         for owner in module.modules():
-            for name, param in list(owner._parameters.items()):
-                if param is None or getattr(param, "_lab_sharded", False):
+            for name, param in owner._parameters.items():
+                unit = getattr(param, "_lab_unit", None)
+                if param is None or (unit is not None and unit.module in inside):
                     continue  # a nested unit manages it already
-                self.entries.append(self._shard(owner, name, param))
-        dtypes = {e["sharded"].dtype for e in self.entries}
-        if len(dtypes) > 1:
+                if unit is not None:  # an outer unit took it: FSDP2 fails here too
+                    raise TypeError(
+                        "fully_shard on a module whose parameters an outer fully_shard has "
+                        "already sharded: shard the inner modules first (FSDP2: 'Invariant "
+                        "encountered')"
+                    )
+                if any(param is other for _, _, other in found):
+                    raise NotImplementedError(
+                        "a parameter shared by two modules (tied weights): FSDP2 shards it "
+                        "once and gives each module the same unsharded parameter "
+                        "(FSDPParam's shared modules); this lab does not"
+                    )
+                found.append((owner, name, param))
+        self.dtypes = {param.dtype for _, _, param in found}  # several: see _lazy_init
+        if len(self.dtypes) == 1 and self.dtypes != {torch.float32}:
             raise NotImplementedError(
-                "parameters of several dtypes in one unit: FSDP2 all-gathers each dtype "
-                "in its own buffer (_fsdp_collectives.py); this lab does not"
+                f"{found[0][2].dtype} parameters: FSDP2 reduce-scatters them with SUM and "
+                "divides before and after (_get_gradient_divide_factors in "
+                "_fsdp_collectives.py); this lab reduces float32 with AVG only"
             )
+        self.entries = [self._shard(*f) for f in found]  # one per parameter: FSDPParam
         self.is_root: bool | None = None
         self.root: FSDPUnit = self  # set by the root's _lazy_init
         self.units: list[FSDPUnit] = []  # the root's: every unit in its module, in order
@@ -1059,7 +1084,7 @@ class FSDPUnit:
         start = min(rows, self.rank * chunk)
         local = param.detach()[start : min(rows, start + chunk)].clone()
         sharded = torch.nn.Parameter(local, requires_grad=param.requires_grad)
-        sharded._lab_sharded = True  # type: ignore[attr-defined]
+        sharded._lab_unit = self  # type: ignore[attr-defined]
         unsharded = torch.nn.Parameter(torch.empty_like(param), requires_grad=param.requires_grad)
         unsharded.untyped_storage().resize_(0)
         owner._parameters[name] = sharded
@@ -1092,6 +1117,8 @@ class FSDPUnit:
                 full = blocks[:, offset : offset + n].reshape(-1, *e["shape"][1:])
                 offset += n
                 unsharded = e["unsharded"]
+                # a shard frozen (or unfrozen) after fully_shard: FSDP2 looks at every gather
+                unsharded.requires_grad_(e["sharded"].requires_grad)
                 unsharded.untyped_storage().resize_(unsharded.numel() * unsharded.element_size())
                 # autograd saved this tensor in forward: refilling it is not an in-place
                 # change it should see (FSDP2 does the same)
@@ -1115,20 +1142,21 @@ class FSDPUnit:
         """Task 7.8: reduce-scatter the unsharded gradients (mean over ranks) into the
         shards' ``.grad``."""
         ### BEGIN SOLUTION
-        grads = [e["unsharded"].grad for e in self.entries]
-        if all(g is None for g in grads):
+        # only parameters that got a gradient (a frozen or unused one keeps .grad None)
+        reduced = [e for e in self.entries if e["unsharded"].grad is not None]
+        if not reduced:
             return
         per_rank = []
-        for e, g in zip(self.entries, grads, strict=True):
-            padded = torch.zeros((e["chunk"] * self.world_size, *e["shape"][1:]))
-            if g is not None:
-                padded[: e["shape"][0]] = g
+        for e in reduced:
+            g = e["unsharded"].grad
+            padded = g.new_zeros((e["chunk"] * self.world_size, *e["shape"][1:]))
+            padded[: e["shape"][0]] = g
             per_rank.append(padded.view(self.world_size, -1))
         flat = torch.cat(per_rank, dim=1)  # row r: every parameter's rows for rank r
         mine = flat.new_empty(flat.shape[1])
         dist.reduce_scatter_single(mine, flat.flatten(), op=ReduceOp.AVG, group=self.group)
         offset = 0
-        for e in self.entries:
+        for e in reduced:
             n = self._padded_numel(e)
             sharded = e["sharded"]
             piece = mine[offset : offset + n].view(e["chunk"], *e["shape"][1:])
@@ -1145,11 +1173,21 @@ class FSDPUnit:
         module (they are not roots) and keeps its own parameters gathered after forward."""
         ### BEGIN SOLUTION
         self.is_root = True
-        for sub in self.module.modules():
+        for name, sub in self.module.named_modules():
             unit = getattr(sub, "_lab_fsdp_unit", None)
-            if unit is not None:
-                unit.is_root, unit.root = unit is self, self
-                self.units.append(unit)
+            if unit is None:
+                continue
+            if unit is not self and unit.is_root is not None:  # FSDP2's own error
+                raise RuntimeError(
+                    f"FSDP state has already been lazily initialized for {name}: "
+                    "requires running forward through the root module first"
+                )
+            if len(unit.dtypes) > 1:  # FSDP2's own check (_fsdp_param_group.py), as late
+                raise AssertionError(
+                    f"FSDP expects uniform original parameter dtype but got {unit.dtypes}"
+                )
+            unit.is_root, unit.root = unit is self, self
+            self.units.append(unit)
         ### END SOLUTION
 
     def pre_forward(self, module: Any, args: tuple, kwargs: dict) -> Any:
@@ -1160,14 +1198,14 @@ class FSDPUnit:
             self._lazy_init()
         self.state = "forward"
         self.unshard()
-        if torch.is_grad_enabled():
-            marked = [i for i, a in enumerate(args) if torch.is_tensor(a) and a.requires_grad]
+        if torch.is_grad_enabled():  # every tensor that needs a gradient, kwargs included
+            leaves, spec = tree_flatten((args, kwargs))
+            marked = [i for i, a in enumerate(leaves) if torch.is_tensor(a) and a.requires_grad]
             if marked:
-                outs = _RegisterPostBackward.apply(self, *[args[i] for i in marked])
-                args = list(args)
+                outs = _RegisterPostBackward.apply(self, *[leaves[i] for i in marked])
                 for i, out in zip(marked, outs, strict=True):
-                    args[i] = out
-                args = tuple(args)
+                    leaves[i] = out
+                args, kwargs = tree_unflatten(leaves, spec)
         return args, kwargs
         ### END SOLUTION
 
@@ -1177,8 +1215,7 @@ class FSDPUnit:
         ### BEGIN SOLUTION
         if not self.is_root:
             self.reshard()
-        outputs = output if isinstance(output, (tuple, list)) else [output]
-        for t in outputs:
+        for t in tree_flatten(output)[0]:  # tuples, lists and dicts, nested
             if torch.is_tensor(t) and t.requires_grad:
                 t.register_hook(self.pre_backward)
         self.state = "idle"

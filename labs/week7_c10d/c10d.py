@@ -59,6 +59,7 @@ from typing import Any
 
 import torch
 import torch.distributed as dist
+from torch.utils._pytree import tree_flatten, tree_unflatten
 
 ReduceOp = dist.ReduceOp
 
@@ -627,6 +628,14 @@ class FSDPUnit:
       rows, which becomes (or adds to) its shard's ``.grad``.
 
     Each rank shards its own copy of the weights, as FSDP2 does (nothing is broadcast).
+    Parameters that get no gradient (frozen, even after ``fully_shard``, or unused) keep
+    ``.grad`` None and are left out of the reduce-scatter, as in FSDP2.
+
+    What FSDP2 does besides, which this lab leaves out: it prefetches the next unit's
+    all-gather during backward (so its all-gathers and reduce-scatters interleave in
+    another order, and after a forward under ``no_grad`` its stale prefetch order sends one
+    all-gather more), keeps each shard in padded storage and gradients as views of its
+    reduce-scatter output, overlaps on separate streams, and offers mixed precision.
     """
 
     def __init__(self, module: torch.nn.Module, group: Any) -> None:

@@ -19,7 +19,16 @@ import torch.distributed as dist
 from autograder.cases import case
 from autograder.observe import guard
 from autograder.weeks.week7 import backend
-from autograder.weeks.week7.common import W, World, floats, mlp, run_world, train
+from autograder.weeks.week7.common import (
+    W,
+    World,
+    build_lock,
+    error_of,
+    floats,
+    mlp,
+    run_world,
+    train,
+)
 
 TASKS = ("7.2", "7.3", "7.4", "7.8")
 SIZES = (8, 16, 16, 4)  # Linear(8, 16)-ReLU-Linear(16, 16)-ReLU-Linear(16, 4)
@@ -163,5 +172,137 @@ def task_7_8_gradients_accumulate(lib: Any) -> Any:
             x = torch.arange(24.0).reshape(3, 8) / 8 - w.rank - k
             model(x).pow(2).sum().backward()
         return grad_shards(model)
+
+    return guard(lambda: run_world(2, rank_main))
+
+
+class _Block(torch.nn.Module):
+    """Takes a keyword argument and returns a dict holding a tuple."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lin = torch.nn.Linear(6, 6)
+
+    def forward(self, x: torch.Tensor, *, scale: float) -> dict[str, Any]:
+        h = torch.relu(self.lin(x)) * scale
+        return {"out": h, "pair": (torch.tanh(self.lin(x / 2)), h / 2)}
+
+
+class _Net(torch.nn.Module):
+    """A block used twice, and a dict as the model's own output."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inp = torch.nn.Linear(4, 6)
+        self.block = _Block()
+        self.head = torch.nn.Linear(6, 3)
+
+    def forward(self, x: torch.Tensor) -> dict[str, torch.Tensor]:
+        first = self.block(self.inp(x), scale=0.5)
+        second = self.block(first["pair"][0], scale=2.0)
+        return {"y": self.head(second["pair"][0] + first["pair"][1])}
+
+
+def _net(rank: int) -> torch.nn.Module:
+    with build_lock:
+        model = _Net()
+        g = torch.Generator().manual_seed(1100 + rank)
+        with torch.no_grad():
+            for p in model.parameters():
+                p.copy_(torch.randint(-3, 4, p.shape, generator=g).float() / 4)
+    return model
+
+
+@case(W, points=2, tasks=TASKS)
+def task_7_8_inputs_and_outputs_of_any_shape(lib: Any) -> Any:
+    """A sharded block that takes a keyword argument, returns a dict holding a tuple, and
+    runs twice in each forward; a model that returns a dict; a forward under ``no_grad``
+    between the steps. Three steps, worlds of 2 and 3: losses, shards and gradient shards,
+    and ``fully_shard`` returns the module it was given."""
+
+    def rank_main(w: World) -> Any:
+        _init(lib, w)
+        model = _net(w.rank)
+        same = lib.fully_shard(model.block) is model.block
+        lib.fully_shard(model.head)
+        lib.fully_shard(model)
+        opt = torch.optim.SGD(model.parameters(), lr=0.05)
+        g = torch.Generator().manual_seed(1200 + w.rank)
+        losses = []
+        for _ in range(3):
+            x = torch.randint(-4, 5, (4, 4), generator=g).float() / 4
+            with torch.no_grad():
+                model(x * 2)
+            opt.zero_grad()
+            loss = model(x)["y"].pow(2).mean()
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        return {"returns the module": same, "losses": losses, "shards": shards(model),
+                "grads": grad_shards(model)}  # fmt: skip
+
+    return _worlds(rank_main, (2, 3))
+
+
+@case(W, points=2, tasks=TASKS)
+def task_7_8_frozen_parameters(lib: Any) -> Any:
+    """Parameters that need no gradient: the second Linear frozen before sharding, the first
+    Linear's bias too (its unit still reduces the weight), and the last Linear frozen after
+    sharding (FSDP2 reads ``requires_grad`` again at each gather). Their ``.grad`` stays
+    None and they are left out of the reduce-scatters. A world of 2, one step: which
+    parameters need gradients, the gradient shards, and the collectives in order."""
+    backend.register_recorder()
+
+    def rank_main(w: World) -> Any:
+        log: list = []
+        backend.record_into(lib, log)
+        dist.init_process_group("recorded", store=w.store, rank=w.rank, world_size=w.world_size)
+        model = mlp(w.rank, SIZES)
+        model[2].requires_grad_(False)
+        model[0].bias.requires_grad_(False)
+        shard(lib, model, (0, 2, 4, None))
+        model[4].requires_grad_(False)
+        losses = train(model, w.rank, 1, width=8)
+        return {
+            "requires grad": {n: p.requires_grad for n, p in model.named_parameters()},
+            "grads": grad_shards(model),
+            "collectives": collectives(log),
+            "losses": losses,
+        }
+
+    return guard(lambda: run_world(2, rank_main))
+
+
+@case(W, points=1, tasks=TASKS)
+def task_7_8_misuse_raises_as_fsdp2(lib: Any) -> Any:
+    """What FSDP2 refuses, refused with the same kind of error: running a sharded child
+    before the model that contains it (the root must run first), sharding an outer module
+    before an inner one, and a unit whose parameters have two dtypes (at its first
+    forward). A world of 2."""
+
+    def rank_main(w: World) -> Any:
+        _init(lib, w)
+        x = torch.ones(2, 8)
+
+        def child_first() -> None:
+            model = mlp(w.rank, SIZES)
+            shard(lib, model, (0, None))
+            model[0](x)
+            model(x)
+
+        def outer_first() -> None:
+            shard(lib, mlp(w.rank, SIZES), (None, 0))
+
+        def two_dtypes() -> None:
+            model = mlp(w.rank, SIZES)
+            model[0].double()
+            shard(lib, model, (None,))
+            model(x)
+
+        return {
+            "a child before its root": error_of(child_first),
+            "outer before inner": error_of(outer_first),
+            "two dtypes in a unit": error_of(two_dtypes),
+        }
 
     return guard(lambda: run_world(2, rank_main))
