@@ -24,11 +24,11 @@ other kernel settings under ``/proc`` are bound read-only too.
 sandbox's uid 65534 to the grader's own uid outside, and the kernel lets a process whose real
 uid is 0 write ``/proc/sys`` (``kernel.core_pattern`` runs a command as root at the next
 crash) whatever its capabilities. So a root grader starts bwrap as uid and gid 65534
-(``nobody``) outside too (``Jail.preexec``): it first makes, in a mount namespace of its own, a
-*view* where each folder bwrap binds is reachable by that user (Python under ``/root`` is not),
-then drops to 65534 and execs bwrap. Where that cannot be done (a container without
-CAP_SYS_ADMIN), the worker stays root outside behind a read-only ``/proc/sys`` and no
-capabilities; ``describe()`` says which, and every report records it.
+(``nobody``) outside too (``launched``, and ``launch.py`` which runs first): it makes, in a
+mount namespace of its own, a *view* where each folder bwrap binds is reachable by that user
+(Python under ``/root`` is not), then drops to 65534 and execs bwrap. Where that cannot be
+done (a container without CAP_SYS_ADMIN), the worker stays root outside behind a read-only
+``/proc/sys`` and no capabilities; ``describe()`` says which, and every report records it.
 
 ``--die-with-parent`` and the pid namespace end the whole process tree with the worker, and
 a seccomp filter refuses to create processes at all (threads are allowed), to join or make
@@ -46,6 +46,7 @@ from __future__ import annotations
 import atexit
 import ctypes
 import functools
+import json
 import os
 import platform
 import shutil
@@ -77,18 +78,33 @@ class Jail:
     # A root grader's view: (host folder, writable) for each bind routed through it.
     view: list[tuple[str, bool]] = field(default_factory=list)
 
-    def preexec(self) -> None:
-        """Run in the forked child just before it execs bwrap (``preexec_fn``): for a root
-        grader, build the view and become uid 65534 (see the module docstring)."""
-        if self.view:
-            _enter_view(self.view)
-
     def close(self) -> None:
         """Close what build() opened, once. Never the caller's ``keep_fds``: closing a number
         twice could shut a descriptor another thread has just been given that number."""
         for fd in self.owned_fds:
             os.close(fd)
         self.owned_fds = []
+
+
+LAUNCH = str(Path(__file__).resolve().with_name("launch.py"))
+
+
+def launched(
+    argv: list[str],
+    jail: Jail | None = None,
+    rlimits: dict[str, int] | None = None,
+    nproc_room: int = 0,
+) -> list[str]:
+    """``argv`` started through ``launch.py``, a fresh interpreter that sets ``rlimits`` (and
+    for a grader that is not root RLIMIT_NPROC with ``nproc_room`` to spare), enters a root
+    grader's view (``jail.view``: see the module docstring) and execs ``argv``. Never Python
+    in a forked copy of the grader (``preexec_fn``): launch.py says why."""
+    spec: dict[str, object] = {"rlimits": rlimits or {}, "nproc_room": nproc_room}
+    if jail is not None and jail.view:
+        spec.update(view=jail.view, view_dir=_view_dir())
+    if not (rlimits or nproc_room or jail is not None and jail.view):
+        return list(argv)
+    return [sys.executable, "-I", "-S", LAUNCH, json.dumps(spec), "--", *argv]
 
 
 @functools.cache
@@ -102,13 +118,12 @@ def bubblewrap_problem() -> str | None:
     probe = build([sys.executable, "-c", "import sys; sys.exit(7)"], files={}, hide=[])
     try:
         run = subprocess.run(
-            probe.argv,
+            launched(probe.argv, probe),
             pass_fds=probe.pass_fds,
             capture_output=True,
             text=True,
             timeout=30,
             stdin=subprocess.DEVNULL,
-            preexec_fn=probe.preexec,
         )
     except (OSError, subprocess.SubprocessError) as exc:
         return f"bubblewrap could not start: {exc}"
@@ -172,8 +187,8 @@ def build(
     mount_caps: bool = False,
     as_pid_1: bool = False,
 ) -> Jail:
-    """The bwrap command that runs ``command`` in a sandbox (start it with ``preexec_fn=
-    jail.preexec``).
+    """The bwrap command that runs ``command`` in a sandbox (start it as
+    ``launched(jail.argv, jail, ...)``).
 
     ``files``: name -> host file, copied into the worker's folder (the submission's private copy).
     ``hide``: host folders to cover with an empty read-only tmpfs where they fall inside what is
@@ -254,10 +269,6 @@ def build(
 
 # ---- a grader running as root --------------------------------------------------------------
 
-_LIBC = ctypes.CDLL(None, use_errno=True)  # loaded now: a forked child should not load it
-_CLONE_NEWNS = 0x00020000
-_MS_NOSUID, _MS_NODEV, _MS_BIND, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x1000, 0x4000, 0x40000
-
 
 def _system_path(path: str) -> bool:
     """Folders everyone may read on any system: bound as they are, never through the view."""
@@ -281,31 +292,6 @@ def libc_check(result: int, what: str) -> None:
         raise OSError(errno, f"{what}: {os.strerror(errno)}")
 
 
-def _enter_view(view: list[tuple[str, bool]]) -> None:
-    """In the child of a root grader, just before exec: a private mount namespace where
-    ``_view_dir()`` holds each folder bwrap binds, then uid and gid 65534 for good. Any
-    failure raises, and ``subprocess`` reports it: the sandbox never starts half made."""
-
-    check = libc_check
-    top = _view_dir()
-    check(_LIBC.unshare(_CLONE_NEWNS), "unshare(CLONE_NEWNS)")
-    check(_LIBC.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None), "making / private")
-    opts = b"mode=0755,size=65536"
-    check(_LIBC.mount(b"tmpfs", top.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, opts), "tmpfs")
-    os.umask(0o022)
-    for source, _writable in view:
-        target = top + source
-        if os.path.isdir(source):
-            os.makedirs(target, exist_ok=True)
-        else:
-            os.makedirs(os.path.dirname(target), exist_ok=True)
-            open(target, "a").close()
-        check(_LIBC.mount(source.encode(), target.encode(), None, _MS_BIND | _MS_REC, None), source)
-    os.setgroups([])
-    os.setresgid(NOBODY, NOBODY, NOBODY)
-    os.setresuid(NOBODY, NOBODY, NOBODY)
-
-
 @functools.cache
 def root_mode() -> str:
     """How workers run when the grader is root: "view" (uid 65534 outside, see the module
@@ -321,11 +307,10 @@ def root_mode() -> str:
     argv += ["--gid", str(NOBODY), *_system_binds(), "--ro-bind", _view_dir() + python, python]
     try:
         run = subprocess.run(
-            [*argv, "--", "/bin/sh", "-c", f"test -d {python}"],
+            launched([*argv, "--", "/bin/sh", "-c", f"test -d {python}"], probe),
             capture_output=True,
             timeout=30,
             stdin=subprocess.DEVNULL,
-            preexec_fn=probe.preexec,
         )
     except (OSError, subprocess.SubprocessError):
         return "root"

@@ -29,7 +29,6 @@ import importlib.metadata
 import json
 import os
 import re
-import resource
 import select
 import shutil
 import signal
@@ -405,14 +404,10 @@ def _compile(
             **_flags_env(),
         }
 
-    def limit() -> None:
-        size = limits.memory_mb * 2**20
-        resource.setrlimit(resource.RLIMIT_AS, (size, size))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (256 * 2**20,) * 2)
-        if jail is not None:
-            jail.preexec()  # a root grader: the build runs as uid 65534 outside too
-
+    size = limits.memory_mb * 2**20
+    caps = {"RLIMIT_AS": size, "RLIMIT_CORE": 0, "RLIMIT_FSIZE": 256 * 2**20}
+    # a root grader: the build runs as uid 65534 outside too (isolation.launched)
+    argv = isolation.launched(argv, jail, caps)
     try:
         proc = subprocess.Popen(
             argv,
@@ -423,7 +418,6 @@ def _compile(
             env=env,
             pass_fds=fds,
             start_new_session=True,  # one group: a timeout stops ninja and every compiler
-            preexec_fn=limit,
         )
     finally:
         if jail is not None:

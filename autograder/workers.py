@@ -16,7 +16,6 @@ import json
 import linecache
 import os
 import re
-import resource
 import select
 import signal
 import subprocess
@@ -115,19 +114,6 @@ def run_engine(
     return outcomes
 
 
-def _limit_child(limits: Limits, then: Callable[[], None] | None = None) -> None:
-    """Limits the kernel enforces on the worker, whatever the code inside it does (they pass
-    through bwrap to everything in the sandbox); then ``then`` (a root grader's jail drops to
-    uid 65534, see isolation.Jail.preexec)."""
-    for name, value in rlimits(limits).items():
-        resource.setrlimit(getattr(resource, name), (value, value))
-    if os.getuid() != 0:  # root ignores NPROC; the sandbox's seccomp filter refuses fork
-        # The kernel counts every process of this uid, the user's own included: leave room.
-        resource.setrlimit(resource.RLIMIT_NPROC, (_processes_of(os.getuid()) + 64,) * 2)
-    if then is not None:
-        then()
-
-
 def rlimits(limits: Limits) -> dict[str, int]:
     """The worker's rlimits by name (the fork server's children set them on themselves)."""
     return {
@@ -138,16 +124,6 @@ def rlimits(limits: Limits) -> dict[str, int]:
         "RLIMIT_CORE": 0,
         "RLIMIT_NOFILE": 256,
     }
-
-
-def _processes_of(uid: int) -> int:
-    count = 0
-    for entry in os.scandir("/proc"):
-        try:
-            count += entry.name.isdigit() and entry.stat().st_uid == uid
-        except OSError:
-            continue
-    return count
 
 
 def _worker_env(home: str, pythonpath: str) -> dict[str, str]:
@@ -274,8 +250,10 @@ def _run_worker(
         # The request in a memfd of its own (argv[2]); stdin is /dev/null, so nothing the
         # worker (or a build's #include "/proc/1/fd/0") reads there is the grader's.
         request_fd = isolation.memfd("torchlab-request", json.dumps(request).encode())
-        argv = [*argv, str(request_fd)]
-        preexec = jail.preexec if jail is not None else None
+        # Limits the kernel enforces on the worker, whatever the code inside it does (they
+        # pass through bwrap to everything in the sandbox); a root grader's jail drops to uid
+        # 65534 (isolation.launched: never Python between fork and exec).
+        argv = isolation.launched([*argv, str(request_fd)], jail, rlimits(limits), nproc_room=64)
         try:
             with open(log_path, "wb") as log:
                 proc = subprocess.Popen(
@@ -287,7 +265,6 @@ def _run_worker(
                     cwd=cwd,
                     env=env,
                     start_new_session=True,  # its own process group: a kill takes its children
-                    preexec_fn=lambda: _limit_child(limits, preexec),
                 )
         finally:
             os.close(write_fd)

@@ -318,16 +318,17 @@ class Zygote:
         at once; ``wait_started`` waits. (Started from this thread: bwrap's
         --die-with-parent ends the server when the thread that started it ends.)"""
         self.sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        from autograder import isolation  # the grader's side only
+
         argv, fds, jail = make_argv(theirs.fileno())
         try:
             self.proc = subprocess.Popen(
-                argv,
+                isolation.launched(argv, jail),  # a root grader's uid 65534, then bwrap
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
                 pass_fds=fds,
                 start_new_session=True,
-                preexec_fn=getattr(jail, "preexec", None),  # a root grader's uid 65534
             )
         finally:
             theirs.close()

@@ -8,7 +8,6 @@ cannot run; ``torchlab grade`` refuses there unless told ``--unsafe-no-sandbox``
 from __future__ import annotations
 
 import json
-import resource
 import subprocess
 import sys
 import textwrap
@@ -80,18 +79,11 @@ def probe(tmp_path: Path, hidden: bool = False) -> dict:
         {"PYTHONPATH": str(REPO_ROOT)},
     )
 
-    def limit() -> None:
-        resource.setrlimit(resource.RLIMIT_FSIZE, (512 * 2**20,) * 2)
-        jail.preexec()  # as the runner does: a root grader's sandbox runs as uid 65534
-
+    # as the runner does: through launch.py (a root grader's sandbox runs as uid 65534)
+    argv = isolation.launched(jail.argv, jail, {"RLIMIT_FSIZE": 512 * 2**20})
     try:
         run = subprocess.run(
-            jail.argv,
-            pass_fds=jail.pass_fds,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            preexec_fn=limit,
+            argv, pass_fds=jail.pass_fds, capture_output=True, text=True, timeout=60
         )
     finally:
         jail.close()
