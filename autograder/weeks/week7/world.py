@@ -249,6 +249,14 @@ def _run_world_once(world_size: int, fn: Callable[[World], Any], seconds: float)
                 with contextlib.suppress(Exception):
                     if dist.is_initialized():
                         dist.destroy_process_group()
+                # An init that failed in the backend's creator (an unfinished create_labccl)
+                # counted a group that destroy never uncounts: the next world on this pool
+                # thread would name its group "1" where the others say "0", and gloo would
+                # wait forever under the wrong prefix (found by the materials helper).
+                with contextlib.suppress(Exception):
+                    from torch.distributed import distributed_c10d as c10d
+
+                    c10d._world.group_count = 0
 
         return run
 
