@@ -1056,12 +1056,18 @@ class FSDPUnit:
                         "(FSDPParam's shared modules); this lab does not"
                     )
                 found.append((owner, name, param))
-        self.dtypes = {param.dtype for _, _, param in found}  # several: see _lazy_init
+        # FSDP2 asks one dtype of the parameters that train (several: see _lazy_init)
+        self.dtypes = {param.dtype for _, _, param in found if param.requires_grad}
         if len(self.dtypes) == 1 and self.dtypes != {torch.float32}:
             raise NotImplementedError(
                 f"{found[0][2].dtype} parameters: FSDP2 reduce-scatters them with SUM and "
                 "divides before and after (_get_gradient_divide_factors in "
                 "_fsdp_collectives.py); this lab reduces float32 with AVG only"
+            )
+        if len(self.dtypes) <= 1 and len({param.dtype for _, _, param in found}) > 1:
+            raise NotImplementedError(
+                "a frozen parameter of another dtype: FSDP2 gathers each dtype into a buffer "
+                "of its own; this lab gathers one dtype"
             )
         self.entries = [self._shard(*f) for f in found]  # one per parameter: FSDPParam
         self.is_root: bool | None = None

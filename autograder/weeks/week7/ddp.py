@@ -532,3 +532,27 @@ def task_7_6_its_hook_runs_after_yours(lib: Any) -> Any:
         return events.log
 
     return guard(lambda: run_world(2, rank_main))
+
+
+def bits(t: torch.Tensor) -> list:
+    """A float32 tensor's values as their bit patterns: equal only if equal to the last bit."""
+    return t.detach().contiguous().view(torch.int32).flatten().tolist()
+
+
+@case(W, points=1, tasks=("7.2", "7.3", "7.4", "7.5", "7.6"))
+def task_7_6_the_division_bit_for_bit(lib: Any) -> Any:
+    """DDP multiplies each gradient by ``1 / world_size`` as it copies it into the bucket
+    (reducer.cpp: ``mul_out`` with ``1 / div_factor``); dividing by the world size instead
+    differs in the last bit of some values. Three ranks with the same weights and the same
+    data, so every rank holds the same gradient and the order of summation cannot matter:
+    the gradients' bit patterns after one backward."""
+
+    def rank_main(w: World) -> Any:
+        _init(lib, w)
+        model = mlp(0, (6, 8, 3), smooth=True)
+        ddp = lib.MiniDDP(model)
+        x = torch.randn(4, 6, generator=torch.Generator().manual_seed(5))
+        ddp(x).pow(2).mean().backward()
+        return [bits(p.grad) for p in model.parameters()]
+
+    return guard(lambda: run_world(3, rank_main))

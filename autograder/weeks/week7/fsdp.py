@@ -78,13 +78,19 @@ def task_7_8_each_rank_keeps_its_rows(lib: Any) -> Any:
     """After ``fully_shard`` on each Linear and on the whole model, worlds of 2, 3 and 4:
     each rank's local shard of every parameter (``torch.chunk``'s rows of dim 0: 16 rows
     over 3 ranks are 6, 6 and 4; 4 rows over 3 ranks are 2, 2 and none), taken from the
-    rank's own weights (nothing is broadcast)."""
+    rank's own weights (nothing is broadcast); where the rows divide evenly, each shard's
+    storage holds its own rows only (not the whole parameter)."""
 
     def rank_main(w: World) -> Any:
         _init(lib, w)
         model = mlp(w.rank, SIZES)
         shard(lib, model, (0, 2, 4, None))
-        return shards(model)
+        out: dict[str, Any] = {"shards": shards(model)}
+        if SIZES[-1] % w.world_size == 0:  # even rows: FSDP2's padded storage is exact too
+            out["storage bytes"] = {
+                n: local(p).untyped_storage().nbytes() for n, p in model.named_parameters()
+            }
+        return out
 
     return _worlds(rank_main)
 
@@ -183,7 +189,7 @@ class _Block(torch.nn.Module):
         super().__init__()
         self.lin = torch.nn.Linear(6, 6)
 
-    def forward(self, x: torch.Tensor, *, scale: float) -> dict[str, Any]:
+    def forward(self, *, x: torch.Tensor, scale: float) -> dict[str, Any]:
         h = torch.relu(self.lin(x)) * scale
         return {"out": h, "pair": (torch.tanh(self.lin(x / 2)), h / 2)}
 
@@ -198,8 +204,8 @@ class _Net(torch.nn.Module):
         self.head = torch.nn.Linear(6, 3)
 
     def forward(self, x: torch.Tensor) -> dict[str, torch.Tensor]:
-        first = self.block(self.inp(x), scale=0.5)
-        second = self.block(first["pair"][0], scale=2.0)
+        first = self.block(x=self.inp(x), scale=0.5)
+        second = self.block(x=first["pair"][0], scale=2.0)
         return {"y": self.head(second["pair"][0] + first["pair"][1])}
 
 
@@ -215,13 +221,16 @@ def _net(rank: int) -> torch.nn.Module:
 
 @case(W, points=2, tasks=TASKS)
 def task_7_8_inputs_and_outputs_of_any_shape(lib: Any) -> Any:
-    """A sharded block that takes a keyword argument, returns a dict holding a tuple, and
+    """A sharded block that takes its tensor by keyword, returns a dict holding a tuple, and
     runs twice in each forward; a model that returns a dict; a forward under ``no_grad``
     between the steps. Three steps, worlds of 2 and 3: losses, shards and gradient shards,
-    and ``fully_shard`` returns the module it was given."""
+    the last step's reduce-scatters in order (a keyword input marks the block's backward as
+    a positional one does), and ``fully_shard`` returns the module it was given."""
 
     def rank_main(w: World) -> Any:
-        _init(lib, w)
+        log: list = []
+        backend.record_into(lib, log)
+        dist.init_process_group("recorded", store=w.store, rank=w.rank, world_size=w.world_size)
         model = _net(w.rank)
         same = lib.fully_shard(model.block) is model.block
         lib.fully_shard(model.head)
@@ -233,14 +242,18 @@ def task_7_8_inputs_and_outputs_of_any_shape(lib: Any) -> Any:
             x = torch.randint(-4, 5, (4, 4), generator=g).float() / 4
             with torch.no_grad():
                 model(x * 2)
+            log.clear()
             opt.zero_grad()
             loss = model(x)["y"].pow(2).mean()
             loss.backward()
             opt.step()
             losses.append(loss.item())
+        # FSDP2 prefetches after a no_grad forward (one all-gather more): reduce-scatters only
+        reduced = collectives(log)["reduce_scatter_single"]
         return {"returns the module": same, "losses": losses, "shards": shards(model),
-                "grads": grad_shards(model)}  # fmt: skip
+                "grads": grad_shards(model), "last step's reduce-scatters": reduced}  # fmt: skip
 
+    backend.register_recorder()
     return _worlds(rank_main, (2, 3))
 
 

@@ -11,6 +11,7 @@ import torch.distributed as dist
 from autograder.cases import case
 from autograder.observe import guard
 from autograder.weeks.week7.common import W, World, floats, mlp, plain, run_world, train
+from autograder.weeks.week7.ddp import bits
 
 
 def _init(lib: Any, w: World) -> None:
@@ -134,3 +135,22 @@ def task_7_7_fp16_overflows_as_torch_does(lib: Any) -> Any:
         return floats(result)
 
     return guard(lambda: run_world(2, rank_main))
+
+
+@case(W, points=1, tasks=("7.2", "7.3", "7.4", "7.7"))
+def task_7_7_allreduce_hook_bit_for_bit(lib: Any) -> Any:
+    """``allreduce_hook`` divides each rank's gradients before the all-reduce, as torch's
+    does; dividing the sum afterwards differs in the last bit of some values. Real DDP with
+    your hook, three ranks with the same weights and data (every rank holds the same
+    gradient, so the order of summation cannot matter): the gradients' bit patterns."""
+
+    def rank_main(w: World) -> Any:
+        _init(lib, w)
+        model = mlp(0, (6, 8, 3), smooth=True)
+        ddp = torch.nn.parallel.DistributedDataParallel(model)
+        ddp.register_comm_hook(None, _plain_hook(lib.allreduce_hook))
+        x = torch.randn(4, 6, generator=torch.Generator().manual_seed(5))
+        ddp(x).pow(2).mean().backward()
+        return [bits(p.grad) for p in model.parameters()]
+
+    return guard(lambda: run_world(3, rank_main))
