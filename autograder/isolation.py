@@ -49,6 +49,7 @@ import functools
 import json
 import os
 import platform
+import select
 import shutil
 import site
 import struct
@@ -84,6 +85,15 @@ class Jail:
         for fd in self.owned_fds:
             os.close(fd)
         self.owned_fds = []
+
+
+def readable(fd: int, timeout: float | None) -> bool:
+    """Whether ``fd`` has something to read (or was closed) within ``timeout`` seconds (None:
+    wait). With poll, as ``select`` refuses descriptor numbers past 1024, which a grader
+    process that has run many worlds of gloo ranks can reach."""
+    poller = select.poll()
+    poller.register(fd, select.POLLIN | select.POLLPRI | select.POLLHUP | select.POLLERR)
+    return bool(poller.poll(None if timeout is None else max(0.0, timeout) * 1000))
 
 
 LAUNCH = str(Path(__file__).resolve().with_name("launch.py"))

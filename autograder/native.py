@@ -29,7 +29,6 @@ import importlib.metadata
 import json
 import os
 import re
-import select
 import shutil
 import signal
 import subprocess
@@ -457,8 +456,7 @@ def read_bounded(fd: int, deadline: float) -> tuple[bytes, bool]:
         left = deadline - time.monotonic()
         if left <= 0:
             return bytes(head + tail), True
-        ready, _, _ = select.select([fd], [], [], left)
-        if not ready:
+        if not isolation.readable(fd, left):
             continue
         chunk = os.read(fd, 65536)
         if not chunk:

@@ -16,7 +16,6 @@ import json
 import linecache
 import os
 import re
-import select
 import signal
 import subprocess
 import sys
@@ -399,7 +398,7 @@ def _supervise(
     while True:
         current, imported = state["current"], state["imported"]
         timeout = max(0.0, min(deadline, run_deadline) - time.monotonic())
-        ready, _, _ = select.select([fd], [], [], timeout)
+        ready = isolation.readable(fd, timeout)
         if not ready or time.monotonic() >= min(deadline, run_deadline):  # overran: stop it
             _kill(proc)
             if time.monotonic() >= run_deadline:  # the whole run's budget, not this module

@@ -215,13 +215,20 @@ def run_world(
     order. A rank that raises ends the world: the others stop waiting on the interconnect, and
     the first rank's own error (not a ``LinkAborted``) is raised here, unchanged."""
     seconds = WORLD_SECONDS[_SIDE] if seconds is None else seconds
-    for attempt in range(GLOO_RETRIES):
-        try:
-            return _run_world_once(world_size, fn, seconds)
-        except RuntimeError as exc:
-            if GLOO_TRANSIENT not in str(exc) or attempt == GLOO_RETRIES - 1:
-                raise
-    raise AssertionError("unreachable")
+    try:
+        for attempt in range(GLOO_RETRIES):
+            try:
+                return _run_world_once(world_size, fn, seconds)
+            except RuntimeError as exc:
+                if GLOO_TRANSIENT not in str(exc) or attempt == GLOO_RETRIES - 1:
+                    raise
+        raise AssertionError("unreachable")
+    finally:
+        # DDP marks its forward in a class attribute, saved and restored around it: ranks as
+        # threads interleave, and the last to leave restores a finished world's module, which
+        # every later torch.compile in this process would take for an active DDP forward
+        # (Dynamo's DDPOptimizer: week 6's examples failed after week 7's in one process).
+        torch.nn.parallel.DistributedDataParallel._active_ddp_module = None
 
 
 def _run_world_once(world_size: int, fn: Callable[[World], Any], seconds: float) -> list[Any]:
