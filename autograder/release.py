@@ -192,7 +192,7 @@ def _cpp_exercise(lines: list[str], at: int, indent: int) -> tuple[str, str | No
         if func is None and depth < indent and (m := _CPP_FUNCTION.match(line)):
             if m.group(1) not in _CPP_NOT_FUNCTION:
                 func, func_indent = m.group(1), depth
-        elif func is not None and (m := re.match(r"struct (\w+)", stripped)):
+        elif func is not None and cls is None and (m := re.match(r"struct (\w+)", stripped)):
             if depth < func_indent:
                 cls = m.group(1)
         if func is not None and task is not None and (cls is not None or depth == 0):

@@ -188,6 +188,29 @@ WEEKS: dict[str, Week] = {
         warm_up="autograder.weeks.week7.warm_up:warm_up",
         before_guard="autograder.weeks.week7.world:start_worker_pool",
     ),
+    # Week 7 in C++ (the C++ track): the same collective library as a c10d::Backend in
+    # cpp_c10d.cpp, graded by week 7's cases of Tasks 7.2-7.4 (point-to-point, collectives,
+    # the backend under dist.*, real DDP and FSDP2 on it) against gloo, as week 7's.
+    "week7c": Week(
+        "week7c",
+        "week7c_cpp_c10d",
+        "cpp_c10d",
+        "torch.distributed in C++: labccl as a c10d::Backend",
+        forbid_modules=(),
+        native=True,
+        preload=(
+            "numpy",
+            "torch",
+            "torch.distributed",
+            "torch.nn.parallel",
+            "torch.testing._internal.distributed.multi_threaded_pg",
+        ),
+        warm_up="autograder.weeks.week7.warm_up:warm_up",
+        before_guard="autograder.weeks.week7.world:start_worker_pool",
+        native_sources=("cpp_c10d.cpp",),
+        given=("cpp_c10d.py",),
+        native_library="torchlab_cpp_c10d",
+    ),
 }
 
 
