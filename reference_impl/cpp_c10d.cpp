@@ -225,10 +225,10 @@ struct Comm {
 
 // === Task 7.10: collectives by algorithm ====================================================
 
-// a = a op b in place (c10d.py's combine; gloo's toFunction in ProcessGroupGlooDetail.hpp):
-// SUM and AVG add (AVG divides once, at the end), PRODUCT multiplies, MAX and MIN keep the
-// larger and smaller, BAND, BOR, BXOR are bitwise on integer tensors only; anything else
-// (PREMUL_SUM) throws, as gloo does.
+// Task 7.10: a = a op b in place (c10d.py's combine; gloo's toFunction in
+// ProcessGroupGlooDetail.hpp): SUM and AVG add (AVG divides once, at the end), PRODUCT multiplies,
+// MAX and MIN keep the larger and smaller, BAND, BOR, BXOR are bitwise on integer tensors only;
+// anything else (PREMUL_SUM) throws, as gloo does.
 void combine(at::Tensor& a, const at::Tensor& b, const ReduceOp& op) {
   // BEGIN SOLUTION
   auto kind = op.op_;
@@ -397,10 +397,10 @@ void barrier(Comm& comm) {
 
 // === Task 7.11: labccl, a c10d::Backend =====================================================
 
-// Task 7.11: the library as a c10d backend (c10d.py's LabProcessGroup, in C++). Each method runs its
-// collective to the end and returns a completed LabWork holding the tensors it wrote
-// (_allgather_base: the blocks of the output), except where gloo's Work has no result
-// (send, recv, reduce_scatter, _reduce_scatter_base).
+// Task 7.11: the library as a c10d backend (c10d.py's LabProcessGroup, in C++). Each method runs
+// its collective to the end and returns a completed LabWork holding the tensors it wrote
+// (_allgather_base: the blocks of the output), except where gloo's Work has no result (send, recv,
+// reduce_scatter, _reduce_scatter_base).
 struct LabBackend : c10d::Backend {
   LabBackend(Port port, int rank, int size) : c10d::Backend(rank, size), comm_(std::move(port)) {}
 
