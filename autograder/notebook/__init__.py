@@ -161,6 +161,11 @@ TASK_TITLES: dict[str, dict[str, str]] = {
         "7.7": "Communication hooks: allreduce_hook and fp16_compress_hook",
         "7.8": "fully_shard by hand: shards, all-gathers and reduce-scatters as FSDP2",
     },
+    "week7c": {
+        "7.9": "Work and point-to-point in C++: a c10d::Work with its future, isend, irecv",
+        "7.10": "collectives in C++: binomial trees and rings, every ReduceOp gloo offers",
+        "7.11": "the backend in C++: a c10d::Backend under dist.*, real DDP and FSDP2",
+    },
 }
 
 
