@@ -44,3 +44,5 @@ def register_from(cases: list[Case]) -> None:
 
 
 register_from(load_week("week7", include_hidden=False))
+
+from autograder.weeks.week7c import random_programs  # noqa: E402, F401 - week 7c's own case
