@@ -7,7 +7,10 @@ On one machine, two processes::
 On two hosts, one process each (run it on both, with the first host's address)::
 
     torchrun --nnodes 2 --nproc_per_node 1 --rdzv_backend c10d \\
-        --rdzv_endpoint HOST:29400 scripts/torchrun_labccl.py
+        --rdzv_endpoint HOST:29400 --rdzv_id week7 scripts/torchrun_labccl.py
+
+What two hosts need (the ports to open, ``GLOO_SOCKET_IFNAME``) and what the store-carried
+port costs: the chapter's section "Beyond one machine: torchrun" (``curriculum/week7_c10d.md``).
 
 ``--impl`` takes what ``torchlab check --impl`` takes: ``lab`` (the default: the
 ``labs/week7_c10d/c10d.py`` of the course folder you run it in, else the one beside this
