@@ -187,6 +187,9 @@ WEEKS: dict[str, Week] = {
         ),
         warm_up="autograder.weeks.week7.warm_up:warm_up",
         before_guard="autograder.weeks.week7.world:start_worker_pool",
+        # The port over torchrun's store (scripts/torchrun_labccl.py): never graded, and
+        # always the course's copy wherever a submission has one.
+        given=("multihost.py",),
     ),
     # Week 7 in C++ (the C++ track): the same collective library as a c10d::Backend in
     # cpp_c10d.cpp, graded by week 7's cases of Tasks 7.2-7.4 (point-to-point, collectives,
