@@ -10,7 +10,7 @@ import torch
 import torch.distributed as dist
 
 from autograder.cases import case
-from autograder.observe import guard
+from autograder.observe import guard, raised
 from autograder.weeks.week7.common import (
     ReduceOp,
     W,
@@ -118,6 +118,77 @@ def task_7_4_async_op_returns_work(lib: Any) -> Any:
             "tensor": plain(t),
             "all_gather's future": [plain(x) for x in gathered.get_future().value()],
         }
+
+    return guard(lambda: run_world(2, rank_main))
+
+
+def _what_work_holds(work: Any, outputs: list[torch.Tensor], values: bool = True) -> dict[str, Any]:
+    """A Work, waited: ``wait()``'s answer, then what ``result()`` and ``get_future()``
+    give: the error each raises, or the tensors' values and whether they are the call's own
+    output tensors (their memory). ``values=False``: not the values (a reduce's on a rank
+    other than the root: gloo leaves partial sums there)."""
+    waited = bool(work.wait())
+
+    def tensors(fn: Any) -> Any:
+        try:
+            got = fn()
+        except Exception as exc:  # noqa: BLE001 - the error is the observation
+            return raised(exc)["type"]
+        mine = {t.data_ptr() for t in outputs}
+        return [
+            {
+                "value": plain(t) if values else "not judged",
+                "the output's memory": t.data_ptr() in mine,
+            }
+            for t in got
+        ]
+
+    return {
+        "wait": waited,
+        "result": tensors(work.result),
+        "future": tensors(lambda: work.get_future().value()),
+    }
+
+
+@case(W, points=3, tasks=("7.2", "7.3", "7.4"))
+def task_7_4_what_each_work_holds(lib: Any) -> Any:
+    """Every ``dist.*`` call with ``async_op=True``, waited: what its Work's ``result()`` and
+    ``get_future().value()`` hold (the tensors the call wrote, themselves, not copies: DDP's
+    reducer reads its bucket through the future) or the error they raise, as gloo's Works
+    (``ProcessGroupGloo.cpp``): ``broadcast``, ``reduce``, ``all_reduce``, ``all_gather``,
+    ``all_gather_single``, ``reduce_scatter``, ``reduce_scatter_single``, ``barrier``,
+    ``isend`` and ``irecv``."""
+
+    def rank_main(w: World) -> Any:
+        _init(lib, w)
+        size, out = w.world_size, {}
+        t = ints(w.rank, 3)
+        out["broadcast"] = _what_work_holds(dist.broadcast(t, 1, async_op=True), [t])
+        t = ints(w.rank, 3, salt=1)
+        work = dist.reduce(t, 0, async_op=True)
+        out["reduce"] = _what_work_holds(work, [t], values=w.rank == 0)
+        t = ints(w.rank, 3, salt=2)
+        out["all_reduce"] = _what_work_holds(dist.all_reduce(t, async_op=True), [t])
+        outs = [torch.zeros(2) for _ in range(size)]
+        work = dist.all_gather(outs, ints(w.rank, 2, salt=3), async_op=True)
+        out["all_gather"] = _what_work_holds(work, outs)
+        flat = torch.zeros(2 * size)
+        work = dist.all_gather_single(flat, ints(w.rank, 2, salt=4), async_op=True)
+        out["all_gather_single"] = _what_work_holds(work, [flat])
+        mine = torch.zeros(2)
+        blocks = [ints(w.rank, 2, salt=5 + i) for i in range(size)]
+        work = dist.reduce_scatter(mine, blocks, async_op=True)
+        out["reduce_scatter"] = _what_work_holds(work, [mine])
+        work = dist.reduce_scatter_single(mine, ints(w.rank, 2 * size), async_op=True)
+        out["reduce_scatter_single"] = _what_work_holds(work, [mine])
+        out["barrier"] = _what_work_holds(dist.barrier(async_op=True), [])
+        message = torch.zeros(2)
+        if w.rank == 0:
+            work = dist.isend(ints(0, 2, salt=9), 1)
+        else:
+            work = dist.irecv(message, 0)
+        out["isend" if w.rank == 0 else "irecv"] = _what_work_holds(work, [message])
+        return out
 
     return guard(lambda: run_world(2, rank_main))
 

@@ -105,9 +105,10 @@ def task_7_2_receives_posted_first(lib: Any) -> Any:
 @case(W, points=2, tasks="7.2")
 def task_7_2_the_wire_carries_bytes(lib: Any) -> Any:
     """A message lands in the receiver's buffer as bytes: four float32 values received into
-    an int32 buffer of the same size give the floats' bit patterns, and a 2 by 2 message fills
-    a buffer of 4, as on gloo. A send or
-    receive Work has no result and no future: both raise (c10d's ``Work`` base class)."""
+    an int32 buffer of the same size give the floats' bit patterns, a 2 by 2 message fills
+    a buffer of 4, and two int64 values fill a float32 buffer of 4 (the same 16 bytes), as
+    on gloo. A send or receive Work has no result and no future: both raise (c10d's ``Work``
+    base class)."""
 
     def rank_main(w: World) -> Any:
         comm = lib.Comm(w.port)
@@ -115,14 +116,18 @@ def task_7_2_the_wire_carries_bytes(lib: Any) -> Any:
             work = comm.isend(torch.tensor([0.0, 1.0, 2.0, -0.5]), 1)
             work.wait()
             comm.send(torch.tensor([[3, 4], [5, 6]], dtype=torch.int32), 1)
+            comm.send(torch.tensor([1, -(2**40)], dtype=torch.int64), 1)
             return {"send's result": error_of(work.result), "future": error_of(work.get_future)}
         buffer, square = torch.zeros(4, dtype=torch.int32), torch.zeros(4, dtype=torch.int32)
         work = comm.irecv(buffer, 0)
         work.wait()
         comm.recv(square, 0)
+        wider = torch.zeros(4)
+        comm.recv(wider, 0)
         return {
             "received": plain(buffer),
             "a 2 by 2 message in a buffer of 4": plain(square),
+            "two int64 in four float32": plain(wider.view(torch.int32)),
             "recv's result": error_of(work.result),
             "future": error_of(work.get_future),
         }
@@ -148,7 +153,7 @@ def _collective(lib: Any, size: int, kind: str, shape: tuple, op: Any = None, ro
             return plain(mine)
         if kind == "reduce":
             lib.reduce(comm, mine, root, op)
-            return plain(mine) if w.rank == root else None
+            return plain(mine) if w.rank == root else None  # gloo uses the others as scratch
         if kind == "all_reduce":
             lib.all_reduce(comm, mine, op)
             return plain(mine)
@@ -189,7 +194,8 @@ def task_7_3_broadcast_binomial_tree(lib: Any) -> Any:
 @case(W, points=3, tasks=("7.2", "7.3"))
 def task_7_3_reduce_to_a_root(lib: Any) -> Any:
     """``reduce`` to each root with SUM, MAX and AVG (worlds of 3 and 4): the root's tensor
-    holds the reduction; every other rank sends once."""
+    holds the reduction; every other rank sends once (what it holds afterwards is not
+    judged: gloo leaves partial sums there)."""
     return {
         f"W={size} dst={root} {op.name}": _collective(lib, size, "reduce", (5,), op, root)
         for size in (3, 4)
@@ -342,18 +348,22 @@ def task_7_3_barrier(lib: Any) -> Any:
 
 @case(W, points=2, tasks=("7.2", "7.3"))
 def task_7_3_bitwise_ops(lib: Any) -> Any:
-    """BAND, BOR and BXOR on int64 tensors in a world of 3; on a float tensor they raise."""
+    """BAND, BOR and BXOR on int64 tensors in a world of 3; on a float tensor each raises."""
     out = {
         f"int64 {op.name}": _collective(lib, 3, "all_reduce", (5,), op, dtype=torch.int64)
         for op in (ReduceOp.BAND, ReduceOp.BOR, ReduceOp.BXOR)
     }
 
-    def on_floats(w: World) -> Any:
-        try:
-            lib.all_reduce(lib.Comm(w.port), ints(w.rank, 2), ReduceOp.BAND)
-        except Exception as exc:  # noqa: BLE001 - the error is the observation
-            return raised(exc)["type"]
-        return "no error"
+    def on_floats(op: Any) -> Any:
+        def rank_main(w: World) -> Any:
+            try:
+                lib.all_reduce(lib.Comm(w.port), ints(w.rank, 2), op)
+            except Exception as exc:  # noqa: BLE001 - the error is the observation
+                return raised(exc)["type"]
+            return "no error"
 
-    out["float32 BAND"] = world(2, on_floats)
+        return rank_main
+
+    for op in (ReduceOp.BAND, ReduceOp.BOR, ReduceOp.BXOR):
+        out[f"float32 {op.name}"] = world(2, on_floats(op))
     return out
