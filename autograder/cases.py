@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from autograder.observe import Observation, raised
@@ -105,6 +107,37 @@ def case_modules(week: str, include_hidden: bool = True) -> list[str]:
     if include_hidden:
         mods.append(f"autograder.hidden.{week}")
     return mods
+
+
+def week_files(week: str) -> list[Path]:
+    """Every file the answers of ``week``'s cases depend on, in a fixed order: its case package,
+    hidden cases, truth (pinned data included) and property-case generator, and those of every
+    week they import (week 4c's cases are week 4's, week 7c's are week 7's), found by the
+    ``autograder.<part>.weekN`` names in their text. A file a student copy lacks is skipped."""
+    grader = Path(__file__).resolve().parent
+    names, seen, files = [week], set(), []
+    while names:
+        name = names.pop(0)
+        if name in seen:
+            continue
+        seen.add(name)
+        roots = [
+            grader / "weeks" / name,
+            grader / "weeks" / f"{name}.py",
+            grader / "hidden" / f"{name}.py",
+            *sorted(grader.glob(f"truth/{name}[._]*")),
+            grader / "differential" / f"{name}.py",
+        ]
+        for root in roots:
+            found = sorted(root.rglob("*")) if root.is_dir() else [root]
+            mine = [f for f in found if f.is_file() and f.suffix in (".py", ".json")]
+            files += mine
+            for f in mine:
+                if f.suffix == ".py":
+                    names += re.findall(
+                        r"autograder\.(?:weeks|truth|differential|hidden)\.(week\w+)", f.read_text()
+                    )
+    return files
 
 
 def load_week(week: str, include_hidden: bool = False) -> list[Case]:

@@ -29,7 +29,6 @@ import hashlib
 import importlib.util
 import json
 import platform
-import re
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -39,7 +38,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import NamedTuple
 
-from autograder.cases import task_key
+from autograder.cases import task_key, week_files
 from autograder.labs import REPO_ROOT, resolve_impl
 from autograder.native import unoptimised_builds
 from autograder.release import week_sources
@@ -200,32 +199,12 @@ def _score(w: Week, mutants: Sequence[Mutant], jobs: int) -> list[MutantResult]:
 
 def _week_files(w: Week) -> list[Path]:
     """Every file a verdict of ``w``'s mutants can depend on besides its reference, in a
-    fixed order: the grader's modules, the week's cases, truth (pinned data included) and
-    property-case generator, and those of any week its cases import (week 4c's use week 4's)."""
+    fixed order: the grader's modules, then the week's case files (``cases.week_files``:
+    cases, truth, generator, and those of any week its cases import)."""
     grader = REPO_ROOT / "autograder"
     files = [p for p in sorted(grader.glob("*.py")) if p.name not in _FRONT_ENDS]
     files += [grader / "weeks" / "__init__.py", grader / "differential" / "__init__.py"]
-    weeks, seen = [w.name], set()
-    while weeks:
-        name = weeks.pop(0)
-        if name in seen:
-            continue
-        seen.add(name)
-        roots = [
-            grader / "weeks" / name,
-            grader / "weeks" / f"{name}.py",
-            *sorted(grader.glob(f"truth/{name}[._]*")),
-            grader / "differential" / f"{name}.py",
-        ]
-        for root in roots:
-            found = sorted(root.rglob("*")) if root.is_dir() else [root]
-            mine = [f for f in found if f.is_file() and f.suffix in (".py", ".json")]
-            files += mine
-            for f in mine:
-                if f.suffix == ".py":
-                    weeks += re.findall(r"autograder\.(?:weeks|truth|differential)\.(week\w+)",
-                                        f.read_text())  # fmt: skip
-    return files
+    return files + week_files(w.name)
 
 
 def verdict_key(w: Week, mutants: Sequence[Mutant]) -> str:

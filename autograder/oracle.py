@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from autograder import pinning
-from autograder.cases import Case, case_modules, draw_examples, run_case
+from autograder.cases import Case, draw_examples, run_case, week_files
 from autograder.weeks import Week
 
 AUTOGRADER_DIR = Path(__file__).resolve().parent
@@ -77,20 +77,10 @@ def cache_key(week: str) -> str:
     pinned = pinning.pinned_path(week)
     if pinned.exists():  # a pinned week's answers are this file
         h.update(pinned.read_bytes())
-    for mod in case_modules(week) + [truth_module(week) or ""]:
-        if not mod:
-            continue
-        try:
-            spec = importlib.util.find_spec(mod)
-        except ModuleNotFoundError:  # a student copy has no autograder/hidden at all
-            continue
-        if spec is None or not spec.origin:
-            continue
-        files = [Path(spec.origin)]
-        if spec.submodule_search_locations:  # a package: every module in it holds cases
-            files = sorted(Path(spec.origin).parent.rglob("*.py"))
-        for path in files:
-            h.update(path.name.encode() + path.read_bytes())
+    # the week's cases, hidden cases, truth and generator, and those of every week they import
+    # (week 7c's cases are week 7's: a change there must change week 7c's answers too)
+    for path in week_files(week):
+        h.update(path.name.encode() + path.read_bytes())
     return h.hexdigest()[:20]
 
 

@@ -529,6 +529,13 @@ c10::intrusive_ptr<c10d::Backend> create_labccl(const c10::intrusive_ptr<c10d::S
 PYBIND11_MODULE(torchlab_cpp_c10d, m) {
   using namespace torchlab_c10d;
   py::module_::import("torch.distributed");  // c10d's Work, ReduceOp, Store and Backend types
+  // torch's errors reach Python as torch's own bindings raise them (c10::NotImplementedError as
+  // NotImplementedError, c10::ValueError as ValueError...), not all as RuntimeError
+  py::register_local_exception_translator([](std::exception_ptr error) {
+    if (error) {
+      torch::translate_exception_to_python(error);
+    }
+  });
 
   py::class_<Comm>(m, "Comm")
       .def(py::init([](py::object port) { return Comm(Port(std::move(port))); }))
