@@ -468,6 +468,13 @@ def barrier(comm: Comm) -> None:
 # ---- Task 7.4: labccl, a c10d backend ---------------------------------------------------------
 
 
+def _check_contiguous(tensor: torch.Tensor) -> None:
+    """gloo's point-to-point refuses a non-contiguous tensor (``checkSingleTensor`` in
+    ``ProcessGroupGloo.cpp``), though its collectives take one: so does labccl (given)."""
+    if not tensor.is_contiguous():
+        raise RuntimeError("input tensor has to be contiguous")
+
+
 class LabProcessGroup(dist.ProcessGroup):
     """Task 7.4: the library as a c10d process group (a Python subclass of
     ``dist.ProcessGroup``: the ``PyProcessGroup`` trampoline in
@@ -588,11 +595,13 @@ class LabProcessGroup(dist.ProcessGroup):
 
     def send(self, tensors: list[torch.Tensor], dst: int, tag: int = 0) -> LabWork:
         ### BEGIN SOLUTION
+        _check_contiguous(tensors[0])
         return self.comm.isend(tensors[0], dst)
         ### END SOLUTION
 
     def recv(self, tensors: list[torch.Tensor], src: int, tag: int = 0) -> LabWork:
         ### BEGIN SOLUTION
+        _check_contiguous(tensors[0])
         return self.comm.irecv(tensors[0], src)
         ### END SOLUTION
 

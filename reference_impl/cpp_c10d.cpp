@@ -107,6 +107,12 @@ std::string op_name(ReduceOp::RedOpType kind) {
   }
 }
 
+// gloo's point-to-point refuses a non-contiguous tensor (checkSingleTensor in
+// ProcessGroupGloo.cpp), though its collectives take one: so does labccl.
+void check_contiguous(const at::Tensor& tensor) {
+  TORCH_CHECK(tensor.is_contiguous(), "input tensor has to be contiguous");
+}
+
 // Raise Python's NotImplementedError with `message` (what a lab refuses to model).
 [[noreturn]] void refuse(const std::string& message) {
   py::gil_scoped_acquire gil;
@@ -489,6 +495,7 @@ struct LabBackend : c10d::Backend {
   c10::intrusive_ptr<c10d::Work> send(std::vector<at::Tensor>& tensors, int dst,
                                       int tag) override {
     // BEGIN SOLUTION
+    check_contiguous(tensors[0]);
     return comm_.isend(tensors[0], dst);
     // END SOLUTION
   }
@@ -496,6 +503,7 @@ struct LabBackend : c10d::Backend {
   c10::intrusive_ptr<c10d::Work> recv(std::vector<at::Tensor>& tensors, int src,
                                       int tag) override {
     // BEGIN SOLUTION
+    check_contiguous(tensors[0]);
     return comm_.irecv(tensors[0], src);
     // END SOLUTION
   }

@@ -110,6 +110,12 @@ std::string op_name(ReduceOp::RedOpType kind) {
   }
 }
 
+// gloo's point-to-point refuses a non-contiguous tensor (checkSingleTensor in
+// ProcessGroupGloo.cpp), though its collectives take one: so does labccl.
+void check_contiguous(const at::Tensor& tensor) {
+  TORCH_CHECK(tensor.is_contiguous(), "input tensor has to be contiguous");
+}
+
 // Raise Python's NotImplementedError with `message` (what a lab refuses to model).
 [[noreturn]] void refuse(const std::string& message) {
   py::gil_scoped_acquire gil;

@@ -306,6 +306,13 @@ def barrier(comm: Comm) -> None:
 # ---- Task 7.4: labccl, a c10d backend ---------------------------------------------------------
 
 
+def _check_contiguous(tensor: torch.Tensor) -> None:
+    """gloo's point-to-point refuses a non-contiguous tensor (``checkSingleTensor`` in
+    ``ProcessGroupGloo.cpp``), though its collectives take one: so does labccl (given)."""
+    if not tensor.is_contiguous():
+        raise RuntimeError("input tensor has to be contiguous")
+
+
 class LabProcessGroup(dist.ProcessGroup):
     """Task 7.4: the library as a c10d process group (a Python subclass of
     ``dist.ProcessGroup``: the ``PyProcessGroup`` trampoline in

@@ -193,6 +193,26 @@ def task_7_4_what_each_work_holds(lib: Any) -> Any:
     return guard(lambda: run_world(2, rank_main))
 
 
+@case(W, points=1, tasks=("7.2", "7.3", "7.4"))
+def task_7_4_send_and_recv_take_contiguous_tensors(lib: Any) -> Any:
+    """``dist.send`` and ``dist.recv`` of a transposed tensor raise, as gloo's do
+    (``checkSingleTensor``: "input tensor has to be contiguous"), and the message after them
+    still arrives: the refused calls sent nothing."""
+
+    def rank_main(w: World) -> Any:
+        _init(lib, w)
+        if w.rank == 0:
+            refused = error_of(lambda: dist.send(ints(0, 3, 2).t(), 1))
+            dist.send(ints(0, 6, salt=1), 1)
+            return refused
+        got = torch.zeros(6)
+        refused = error_of(lambda: dist.recv(torch.zeros(2, 3).t(), 0))
+        dist.recv(got, 0)
+        return [refused, plain(got)]
+
+    return guard(lambda: run_world(2, rank_main))
+
+
 # ---- real DDP on the backend ------------------------------------------------------------------
 
 

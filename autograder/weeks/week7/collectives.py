@@ -285,17 +285,25 @@ def task_7_3_avg_divides_once(lib: Any) -> Any:
 @case(W, points=2, tasks=("7.2", "7.3"))
 def task_7_3_a_transposed_tensor_and_premul_sum(lib: Any) -> Any:
     """``all_reduce`` of a transposed (non-contiguous) tensor writes the sums in place, in its
-    own layout; ``ReduceOp.PREMUL_SUM`` (NCCL's) raises, as on gloo."""
+    own layout, and ``broadcast`` into one (a world of 3) fills it in its own layout too;
+    ``ReduceOp.PREMUL_SUM`` (NCCL's) raises, as on gloo."""
 
     def rank_main(w: World) -> Any:
         comm = lib.Comm(w.port)
         t = ints(w.rank, 3, 2).t()
         lib.all_reduce(comm, t, ReduceOp.SUM)
+        sent = ints(w.rank, 4, 3, salt=1).t()
+        lib.broadcast(comm, sent, 0)
         premul = dist._make_nccl_premul_sum(2.0)
         refused = error_of(lambda: lib.all_reduce(comm, ints(w.rank, 2), premul))
-        return {"transposed": plain(t), "strides": list(t.stride()), "PREMUL_SUM": refused}
+        return {
+            "transposed": plain(t),
+            "strides": list(t.stride()),
+            "broadcast into a transposed tensor": plain(sent),
+            "PREMUL_SUM": refused,
+        }
 
-    return world(2, rank_main)
+    return world(3, rank_main)
 
 
 @case(W, points=2, tasks=("7.2", "7.3"))
