@@ -5,12 +5,22 @@ Then the sharded grading the Slurm array and the Kubernetes Job run: their own c
 shard, merged, against one unsharded run. tests/test_images.py builds the images and runs them.
 """
 
+import csv
+import json
+import os
 import re
+import shlex
+import shutil
+import stat
 import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
 import pytest
+
+from autograder import cli, isolation
+from autograder.samples import build_sample_class
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCKERFILES = sorted((ROOT / "docker").glob("*.Dockerfile"))
@@ -115,3 +125,130 @@ def test_the_student_image_opens_the_labs_and_the_grader_runs_torchlab():
     assert student["CMD"].endswith('"."]') and "jupyter" in student["CMD"]  # labs/, cpp_labs/
     grader = dict(instructions(ROOT / "docker" / "grader.Dockerfile"))
     assert grader["ENTRYPOINT"] == '["torchlab"]'
+
+
+# The sharded grading the cluster files run. Their own shell runs their own commands, shard by
+# shard, with the environment Slurm and Kubernetes give them; `torchlab` is a stand-in that
+# records each command line, which then runs through torchlab's own CLI in this process (one
+# torch import, not one per shard: the image tests run them as processes, in the image).
+SHARD_CLASS = ("ada_reference", "bo_skeleton", "di_buggy")  # full marks, 0, and in between
+
+
+def sbatch_options(script: str) -> dict[str, str]:
+    return dict(re.findall(r"^#SBATCH --([\w-]+)=(\S+)", script, re.M))
+
+
+def k8s_job(text: str) -> tuple[int, str]:
+    """The indexed Job's completions and its container's shell command (the folded args)."""
+    completions = int(re.search(r"^\s*completions:\s*(\d+)", text, re.M).group(1))
+    block = re.search(r"args:\n\s*- >-\n((?:\s{14}\S.*\n)+)", text).group(1)
+    return completions, " ".join(block.split())
+
+
+def merge_command(text: str) -> str:
+    """The merge the file's comments tell the instructor to run."""
+    return re.search(r"torchlab grade --out [^\s\"]+ --merge [^\s\"]+", text).group(0)
+
+
+def _recorder(bin_dir: Path, record: Path) -> None:
+    """A `torchlab` on PATH that appends its argv, as JSON, to ``record``."""
+    stub = bin_dir / "torchlab"
+    stub.write_text(
+        f"#!/bin/sh\nexec {shlex.quote(sys.executable)} -c "
+        f'\'import json, sys; open(sys.argv[1], "a").write(json.dumps(sys.argv[2:]) + "\\n")\''
+        f' {shlex.quote(str(record))} "$@"\n'
+    )
+    stub.chmod(stub.stat().st_mode | stat.S_IXUSR)
+
+
+def _commands(run: list[tuple[list[str], dict[str, str]]], tmp: Path) -> list[list[str]]:
+    """Runs each (argv, extra environment) through the shell with the recording torchlab, and
+    returns the recorded torchlab command lines in order."""
+    (tmp / "bin").mkdir(exist_ok=True)
+    record = tmp / "commands.jsonl"
+    record.unlink(missing_ok=True)
+    _recorder(tmp / "bin", record)
+    for argv, env in run:
+        path = f"{tmp / 'bin'}{os.pathsep}{os.environ['PATH']}"
+        done = subprocess.run(argv, env={**os.environ, "PATH": path, **env}, cwd=tmp)
+        assert done.returncode == 0, argv
+    return [json.loads(line) for line in record.read_text().splitlines()]
+
+
+def _torchlab(argv: list[str]) -> None:
+    if argv[0] == "grade" and "--merge" not in argv and isolation.bubblewrap_problem():
+        argv = [*argv, "--unsafe-no-sandbox"]  # as tests/test_sample_class.py, said aloud
+    assert cli.main(argv) == 0, argv
+
+
+def _gradebook(out: Path) -> list[dict[str, str]]:
+    with (out / "gradebook.csv").open() as f:
+        return list(csv.DictReader(f))
+
+
+def _parsed(argv: list[str]) -> object:
+    return cli._parser().parse_args(argv)
+
+
+def test_slurm_and_kubernetes_shards_merge_to_the_unsharded_gradebook(tmp_path):
+    """Both files' commands, mapped to one class and one output folder, are the same
+    torchlab commands (so they are graded once here); merged, their shards give the gradebook
+    of one unsharded run."""
+    build_sample_class(tmp_path / "sample")
+    subs, grades, whole = tmp_path / "subs", tmp_path / "grades", tmp_path / "whole"
+    for student in SHARD_CLASS:
+        shutil.copytree(tmp_path / "sample" / student, subs / student)
+    grades.mkdir()
+
+    script = ROOT / "docker" / "slurm-grade.sh"
+    slurm_text = script.read_text()
+    options = sbatch_options(slurm_text)
+    first, last = map(int, options["array"].split("-"))
+    n = last - first + 1
+    array = [
+        (
+            ["bash", str(script), str(subs), str(grades)],
+            {
+                "SLURM_ARRAY_TASK_ID": str(i),
+                "SLURM_ARRAY_TASK_COUNT": str(n),
+                "SLURM_CPUS_PER_TASK": options["cpus-per-task"],
+            },
+        )
+        for i in range(first, last + 1)
+    ]
+    slurm_merge = merge_command(slurm_text).replace("$GRADES", str(grades))
+
+    k8s_text = (ROOT / "docker" / "k8s-grade-job.yaml").read_text()
+    completions, command = k8s_job(k8s_text)
+    assert re.search(rf"^\s*parallelism:\s*{completions}$", k8s_text, re.M)
+
+    def mounted(cmd: str) -> str:  # the pod's volumes, /subs and /grades, are these folders
+        return cmd.replace("/subs", str(subs)).replace("/grades", str(grades))
+
+    pods = [
+        (["/bin/sh", "-c", mounted(command)], {"JOB_COMPLETION_INDEX": str(k)})
+        for k in range(completions)
+    ]
+    slurm = _commands(array, tmp_path)
+    k8s = _commands(pods, tmp_path)
+    assert completions == n == len(slurm) == len(k8s)
+    for i, (a, b) in enumerate(zip(slurm, k8s, strict=True), start=1):
+        assert _parsed(a) == _parsed(b), (a, b)
+        assert _parsed(a).shard == f"{i}/{n}" and _parsed(a).out == grades / f"shard-{i}"
+        assert _parsed(a).submissions == subs and _parsed(a).week is None  # every week
+        _torchlab(a)
+    _torchlab(["grade", str(subs), "--out", str(whole), "--jobs", "2"])
+
+    # The merge each file's comment gives, run by the shell once the shards are written.
+    (merge,) = _commands([(["sh", "-c", slurm_merge], {})], tmp_path)
+    (k8s_merge,) = _commands([(["/bin/sh", "-c", mounted(merge_command(k8s_text))], {})], tmp_path)
+    assert _parsed(merge) == _parsed(k8s_merge)
+    assert sorted(_parsed(merge).merge) == sorted(grades / f"shard-{i}" for i in range(1, n + 1))
+    _torchlab(merge)
+    assert (grades / "all" / "gradebook.csv").read_text() == (whole / "gradebook.csv").read_text()
+    rows = _gradebook(grades / "all")
+    assert sorted({r["student_id"] for r in rows}) == list(SHARD_CLASS)
+    book = {r["student_id"]: r for r in rows if r["assignment"] == "week1"}  # their week
+    top = int(book["ada_reference"]["max_score"])
+    assert int(book["ada_reference"]["score"]) == top
+    assert int(book["bo_skeleton"]["score"]) == 0 < int(book["di_buggy"]["score"]) < top
