@@ -19,8 +19,13 @@ RUN ${BUILD_CA:+env PIP_CERT="$BUILD_CA"} pip install --no-cache-dir -q ${WHEELS
     --index-url "$TORCH_INDEX" torch==2.13.0+cpu
 RUN useradd --create-home learner
 WORKDIR /home/learner/torchlab
+# The dependencies (and the lab extra) from pyproject.toml alone, then the course: as in
+# grader.Dockerfile.
+COPY --chown=learner pyproject.toml .
+RUN python -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; print(*p["dependencies"], *p["optional-dependencies"]["lab"], sep="\n")' >/tmp/deps.txt \
+ && ${BUILD_CA:+env PIP_CERT="$BUILD_CA"} pip install --no-cache-dir -q -r /tmp/deps.txt && rm /tmp/deps.txt
 COPY --chown=learner . .
-RUN ${BUILD_CA:+env PIP_CERT="$BUILD_CA"} pip install --no-cache-dir -q -e ".[lab]"
+RUN ${BUILD_CA:+env PIP_CERT="$BUILD_CA"} pip install --no-cache-dir -q --no-deps -e ".[lab]"
 USER learner
 # The course folder itself: labs/ (the Python labs) and cpp_labs/ (the C++ track) side by side.
 CMD ["jupyter", "lab", "--ip=0.0.0.0", "--no-browser", "."]
