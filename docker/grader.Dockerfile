@@ -2,13 +2,15 @@
 #   scripts/build_images.sh grader          # podman or docker; from Debian's archive alone
 #                                           # where no registry can be reached (README)
 #   docker build -f docker/grader.Dockerfile -t torchlab-grader .
-#   docker run --rm --security-opt seccomp=unconfined \
+#   docker run --rm --security-opt seccomp=unconfined --security-opt systempaths=unconfined \
 #       -v $PWD/subs:/subs:ro -v $PWD/grades:/grades torchlab-grader \
 #       grade /subs --out /grades --jobs 4
 # Each worker runs inside bubblewrap (user namespaces). Docker's default seccomp profile
-# refuses the unshare() bwrap needs, hence the option above (or a profile that allows it);
-# the worker's own seccomp filter and namespaces are then the wall. Without it,
-# `torchlab grade` refuses and names the reason (`--unsafe-no-sandbox` overrides).
+# refuses the unshare() bwrap needs, hence the first option (or a profile that allows it),
+# and the kernel refuses bwrap a /proc of its own while the container's /proc has masked
+# paths, hence the second (podman: --security-opt unmask=ALL); the worker's own seccomp
+# filter and namespaces are then the wall. Without them, `torchlab grade` refuses and names
+# the reason (`--unsafe-no-sandbox` overrides).
 #
 # BASE: any Debian bookworm image; python:3.11-slim-bookworm brings its own Python 3.11, a
 # bare Debian root file system (scripts/build_images.sh debootstraps one) gets Debian's

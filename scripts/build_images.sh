@@ -126,7 +126,9 @@ base_image() { # prints the base image to build on
     mkdir -p "$CACHE"
     if [ ! -f "$tarball" ]; then
       say "debootstrap $SUITE (minbase) into $tarball"
+      local start=$SECONDS
       make_base "$tarball"
+      say "base tarball made in $((SECONDS - start)) s"
     fi
     podman import -q "$tarball" "$tag" >&2
   fi
@@ -186,15 +188,19 @@ build() { # build NAME DOCKERFILE CONTEXT REPOSITORY
     say "$name: $tag is built already (same inputs)"
   else
     say "$name: building $tag"
-    start=$(date +%s)
+    start=$SECONDS
     local args=(build -f "$dockerfile" --build-arg "BASE=$BASE" -t "$tag")
     if [ "$ENGINE" = podman ]; then
       args+=(--isolation "${TORCHLAB_BUILD_ISOLATION:-chroot}" --layers "${TORCH_ARGS[@]}" "${CA_ARGS[@]}")
     fi
     "$ENGINE" "${args[@]}" "$context" >&2
-    say "$name: built in $(($(date +%s) - start)) s"
+    say "$name: built in $((SECONDS - start)) s"
   fi
   "$ENGINE" tag "$tag" "$repo:latest"
+  # One image per repository is kept: earlier trees' images go (their shared layers stay);
+  # one still mounted or running is left alone.
+  "$ENGINE" images --format '{{.Repository}}:{{.Tag}}' "$repo" | grep ":h-" | grep -vxF "$tag" |
+    xargs -r "$ENGINE" rmi >/dev/null 2>&1 || true
   echo "$name $tag"
 }
 
