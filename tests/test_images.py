@@ -62,7 +62,8 @@ def _why_not() -> str | None:
     if not (shutil.which("debootstrap") or os.environ.get("TORCHLAB_IMAGE_BASE")):
         return (
             "debootstrap is not installed (apt-get install debootstrap): where no registry "
-            "answers, the images' base is made from Debian's archive with it"
+            "answers, the images' base is made from Debian's archive with it (where one does, "
+            "set TORCHLAB_IMAGE_BASE=python:3.11-slim-bookworm)"
         )
     info = subprocess.run(["podman", "info"], capture_output=True, text=True)
     if info.returncode != 0:
@@ -101,7 +102,10 @@ class Mounted:
     cmd: list[str]
 
     def command(
-        self, argv: list[str], binds: dict[str, Path] | None = None, env: dict | None = None
+        self,
+        argv: list[str],
+        binds: dict[str, Path] | None = None,
+        env: dict[str, str] | None = None,
     ) -> list[str]:
         """The command line that runs ``argv`` in the container as its image's user: a new pid
         namespace with a fresh /proc (the kernel lets the user's bubblewrap mount its own proc
@@ -123,6 +127,7 @@ class Mounted:
 
 @contextmanager
 def container(tag: str) -> Iterator[Mounted]:
+    """A container of image ``tag``, created and mounted (not started), removed after."""
     config = json.loads(
         subprocess.run(
             ["podman", "image", "inspect", "--format", "{{json .Config}}", tag],
@@ -160,11 +165,13 @@ def container(tag: str) -> Iterator[Mounted]:
 
 
 def gradebook(path: Path) -> list[dict[str, str]]:
+    """The rows of a gradebook.csv."""
     with path.open() as f:
         return list(csv.DictReader(f))
 
 
 def writable_by(folder: Path, c: Mounted) -> Path:
+    """``folder``, made and given to the container's user (a volume it writes to)."""
     folder.mkdir(parents=True, exist_ok=True)
     os.chown(folder, c.uid, c.gid)
     return folder
@@ -176,7 +183,7 @@ def grader() -> Iterator[Mounted]:
         yield c
 
 
-def test_the_grader_image_runs_as_its_unprivileged_user_with_bubblewrap(grader: Mounted):
+def test_the_grader_image_runs_as_its_unprivileged_user_with_bubblewrap(grader: Mounted) -> None:
     probe = "import os, sys; from autograder import isolation; import torch; print(os.getuid(), "
     probe += "torch.__version__, sys.version_info[:2], isolation.bubblewrap_problem())"
     run = subprocess.run(
@@ -188,7 +195,7 @@ def test_the_grader_image_runs_as_its_unprivileged_user_with_bubblewrap(grader: 
     assert grader.entrypoint == ["torchlab"]
 
 
-def test_the_sample_class_graded_in_the_image_as_outside(grader: Mounted, tmp_path: Path):
+def test_the_sample_class_graded_in_the_image_as_outside(grader: Mounted, tmp_path: Path) -> None:
     out = writable_by(tmp_path / "grades", grader)
     started = time.monotonic()
     inside = subprocess.run(
@@ -231,7 +238,7 @@ def test_the_sample_class_graded_in_the_image_as_outside(grader: Mounted, tmp_pa
         assert json.loads(report.read_text())["isolation"] == "bubblewrap", report
 
 
-def test_the_cluster_files_shards_run_in_the_image(grader: Mounted, tmp_path: Path):
+def test_the_cluster_files_shards_run_in_the_image(grader: Mounted, tmp_path: Path) -> None:
     """The Job's pods (its image: this one; /subs and /grades its volumes) and the Slurm
     array's tasks (the script in the image) grade their shards in the grader image; merged as
     the files say, each equals the image's unsharded gradebook."""
@@ -243,7 +250,7 @@ def test_the_cluster_files_shards_run_in_the_image(grader: Mounted, tmp_path: Pa
         shutil.copytree(tmp_path / "sample" / student, subs / student)
     k8s, slurm = writable_by(tmp_path / "k8s", grader), writable_by(tmp_path / "slurm", grader)
 
-    def run(argv: list[str], grades: Path, env: dict | None = None) -> str:
+    def run(argv: list[str], grades: Path, env: dict[str, str] | None = None) -> str:
         done = subprocess.run(
             grader.command(argv, binds={"/subs": subs, "/grades": grades}, env=env),
             capture_output=True,
@@ -302,7 +309,9 @@ def student() -> Iterator[Mounted]:
 
 
 @pytest.fixture(scope="module")
-def image_lab(student: Mounted, tmp_path_factory: pytest.TempPathFactory):
+def image_lab(
+    student: Mounted, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[str, str]]:
     """The image's own command (JupyterLab over the course folder), on loopback with a token,
     as its user: (base URL, token)."""
     from test_browser import _free_port
@@ -351,7 +360,9 @@ def browser() -> Iterator[object]:
     yield from chromium()
 
 
-def test_week1_notebook_from_the_student_image_in_chromium(student: Mounted, image_lab, browser):
+def test_week1_notebook_from_the_student_image_in_chromium(
+    student: Mounted, image_lab, browser
+) -> None:
     from test_browser import _open_and_check
 
     course = student.root / student.workdir.lstrip("/")
