@@ -84,6 +84,7 @@ def build(name: str) -> str:
     assert run.returncode == 0, f"build_images.sh {name} failed:\n{run.stderr[-5000:]}"
     (line,) = [ln for ln in run.stdout.splitlines() if ln.startswith(f"{name} ")]
     tag = line.split()[1]
+    print(*[ln for ln in run.stderr.splitlines() if ln.startswith("== ")], sep="\n")
     print(f"{name}: {tag} in {time.monotonic() - started:.0f} s")
     return tag
 
