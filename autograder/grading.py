@@ -108,10 +108,12 @@ class Manifest:
         self.out = out
         self.lock = threading.Lock()
         self.entries: dict[str, dict[str, str]] = {}
+        self.found = False  # a manifest the grader wrote is there (perhaps an empty shard's)
         try:
             data = json.loads((out / self.NAME).read_text())
             if isinstance(data, dict) and isinstance(data.get("reports"), dict):
                 self.entries = {k: v for k, v in data["reports"].items() if _entry_ok(k, v)}
+                self.found = True
         except (OSError, ValueError, RecursionError):
             pass  # no manifest (a new folder) or a damaged one: nothing is trusted
 
@@ -122,7 +124,11 @@ class Manifest:
         digest = hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()
         with self.lock:
             self.entries[f"{student}/{week}"] = {"sha256": digest, "key": key}
-            write_atomically(self.out / self.NAME, json.dumps({"reports": self.entries}, indent=1))
+            self.save()
+
+    def save(self) -> None:
+        write_atomically(self.out / self.NAME, json.dumps({"reports": self.entries}, indent=1))
+        self.found = True
 
     def load(self, student: str, week: str, key: str | None = None) -> dict[str, Any] | None:
         """The saved report of (student, week) if the grader recorded it (and, given a key,
@@ -436,6 +442,8 @@ def grade_class(
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         list(pool.map(one, tasks))
+    if not manifest.found:  # a shard with no students (a class smaller than the job array)
+        manifest.save()  # says it ran: `--merge` refuses only a folder no shard wrote
     # A shard writes what its folder holds; `--merge` joins shards into one gradebook.
     reports = load_reports([out])
     write_class_outputs(out, reports)
@@ -449,7 +457,7 @@ def merge(out: Path, shard_outs: list[Path]) -> dict[tuple[str, str], dict[str, 
     manifest = Manifest(out)
     for shard_out in shard_outs:
         shard = Manifest(shard_out.resolve())
-        if not shard.entries:
+        if not shard.found:
             raise ValueError(f"{shard_out} holds no graded students (no manifest.json)")
         if shard_out.resolve() == out:
             continue

@@ -40,6 +40,7 @@ GROUPED_MODULES = {
     "test_grading",
     "test_hostile",
     "test_hostile_native",
+    "test_images",
     "test_isolation",
     "test_joined",
     "test_notebook",

@@ -106,6 +106,12 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
+    yield from chromium()
+
+
+def chromium() -> Iterator[object]:
+    """Headless Debian Chromium, driven by Selenium: yields the driver, then quits it
+    (tests/test_images.py drives the student image's JupyterLab with it too)."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -162,19 +168,27 @@ const [ids, done] = [arguments[0], arguments[arguments.length - 1]];
 """
 
 
-def _open_and_check(browser, lab, notebook: str, name: str) -> list[list[str]]:
-    """Open ``notebook``, run its imports cell and Task 1.4's check cell, and return the
-    rendered report table's rows (a screenshot is saved as ``name``.png)."""
+def _open_and_check(
+    browser,
+    lab,
+    notebook: str,
+    name: str,
+    folder: str = "week1_strides",
+    source: Path = ROOT / "labs" / "week1_strides",
+) -> list[list[str]]:
+    """Open ``notebook`` (in ``folder`` under the server's root; its file in ``source``), run
+    its imports cell and Task 1.4's check cell, and return the rendered report table's rows
+    (a screenshot is saved as ``name``.png)."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
     base, token = lab
-    nb = json.loads((ROOT / "labs" / "week1_strides" / "week1.ipynb").read_text())
+    nb = json.loads((source / "week1.ipynb").read_text())
     check_cell = next(
         c["id"] for c in nb["cells"] if "".join(c["source"]).strip() == 'check("week1", "1.4")'
     )
     # A workspace of its own: JupyterLab would otherwise reopen the tabs of the last visit.
-    browser.get(f"{base}/lab/workspaces/{name}/tree/week1_strides/{notebook}?token={token}")
+    browser.get(f"{base}/lab/workspaces/{name}/tree/{folder}/{notebook}?token={token}")
     WebDriverWait(browser, 90).until(lambda d: d.execute_script("return !!window.jupyterapp"))
     assert browser.execute_async_script(RUN_CELLS, ["imports", check_cell]) == "ran"
     # The report in the notebook this page shows (an earlier notebook's tab holds one too).

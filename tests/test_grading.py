@@ -143,6 +143,19 @@ def test_shards_merge_to_the_same_gradebook(small_class, tmp_path):
     assert (merged / "gradebook.csv").read_text() == (whole / "gradebook.csv").read_text()
 
 
+def test_an_empty_shard_merges_but_a_folder_no_shard_wrote_does_not(small_class, tmp_path):
+    # A job array wider than the class (docker/'s Slurm and Kubernetes files run 8 shards):
+    # the shards past the last student grade nobody, and the merge takes them.
+    empty = tmp_path / "shard4"
+    grading.grade_class(small_class, empty, [WEEKS["week1"]], shard=grading.Shard(4, 4))
+    assert json.loads((empty / "manifest.json").read_text()) == {"reports": {}}
+    assert grading.merge(tmp_path / "merged", [empty]) == {}
+    never_ran = tmp_path / "shard5"  # a shard that failed before writing anything
+    never_ran.mkdir()
+    with pytest.raises(ValueError, match="no manifest.json"):
+        grading.merge(tmp_path / "merged", [empty, never_ran])
+
+
 @pytest.mark.parametrize("text", ["0/2", "3/2", "x", "1-2"])
 def test_bad_shard_is_a_clear_error(text):
     with pytest.raises(ValueError, match="--shard"):
