@@ -1,5 +1,6 @@
 """Tools for course authors: measure which tasks each case really needs, and keep the
 syllabus's case counts equal to the registry's (``python -m autograder.authoring --syllabus``).
+``python -m autograder.authoring WEEK [--record]`` prints (and records) a week's measured tags.
 
 A case's ``tasks`` must be the truth: a learner selecting ``-k 1.4`` expects the cases that
 Task 1.4 completes, and the notebook's check after Task 1.4 must be passable once Tasks 1.1
@@ -10,6 +11,7 @@ solution regions in a copy of the reference and see which cases stop passing.
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
@@ -34,12 +36,15 @@ def reference_tasks(w: Week) -> list[str]:
     return sorted(found, key=task_key)
 
 
-def measure_task_needs(w: Week, jobs: int = 2) -> dict[str, list[str]]:
+def measure_task_needs(
+    w: Week, jobs: int = 2, only: list[str] | None = None
+) -> dict[str, list[str]]:
     """``{case name: [tasks it fails without]}`` for every case, hidden ones included.
 
     One copy of the reference per task, that task blanked, each checked on its own (``jobs``
-    at a time); a C++ week's copies are built unoptimised, as the mutation score's."""
-    tasks = reference_tasks(w)
+    at a time); a C++ week's copies are built unoptimised, as the mutation score's. ``only``:
+    blank just those tasks (a spot check of a recorded measurement)."""
+    tasks = reference_tasks(w) if only is None else only
     with tempfile.TemporaryDirectory(prefix="torchlab-ablate-") as tmp:
 
         def ablated(task: str) -> Any:
@@ -63,6 +68,40 @@ def measure_task_needs(w: Week, jobs: int = 2) -> dict[str, list[str]]:
             if r.status != PASS:
                 needs[r.name].append(task)
     return needs
+
+
+# ---- recorded measurements -------------------------------------------------------------------
+# A week's measured needs depend on what its mutation verdicts depend on (the reference, the
+# week's case files and those it imports, the grader's own modules, torch's and Python's
+# versions): ``mutation.verdict_key`` with no mutants. ``--record`` writes them with that key;
+# while the key holds, the test suite blanks one task, drawn at random, and takes the record
+# for the others (a week 6 measurement is 20 runs of the week; a C++ week's, a build per task).
+TAGS_DIR = REPO_ROOT / "tests" / "task_tags"
+
+
+def tags_key(w: Week) -> str:
+    from autograder.mutation import verdict_key
+
+    return verdict_key(w, [])
+
+
+def record_task_needs(w: Week, needs: dict[str, list[str]]) -> Path:
+    TAGS_DIR.mkdir(parents=True, exist_ok=True)
+    path = TAGS_DIR / f"{w.name}.json"
+    body = {"key": tags_key(w), "needs": {k: needs[k] for k in sorted(needs)}}
+    path.write_text(json.dumps(body, indent=1, sort_keys=True) + "\n")
+    return path
+
+
+def recorded_task_needs(w: Week) -> dict[str, list[str]] | None:
+    """The recorded measurement of ``w``, or None (none recorded, or anything it depends on
+    changed since)."""
+    path = TAGS_DIR / f"{w.name}.json"
+    try:
+        body = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return body["needs"] if body.get("key") == tags_key(w) else None
 
 
 # The syllabus's table of weeks (curriculum/README.md and its Chinese twin): a row names its
@@ -116,6 +155,10 @@ if __name__ == "__main__":
         for path in SYLLABI:
             print(f"{path}: {'rewritten' if fix_syllabus(path) else 'already right'}")
         raise SystemExit(0)
-    week = get_week(sys.argv[1] if len(sys.argv) > 1 else "week1")  # the front door
-    for name, tasks in measure_task_needs(week).items():
+    args = [a for a in sys.argv[1:] if a != "--record"]
+    week = get_week(args[0] if args else "week1")  # the front door
+    needs = measure_task_needs(week)
+    for name, tasks in needs.items():
         print(f"{name}: {', '.join(tasks)}")
+    if "--record" in sys.argv:
+        print(f"recorded: {record_task_needs(week, needs).relative_to(REPO_ROOT)}")
