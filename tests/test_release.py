@@ -163,6 +163,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("autograder/nbgrader_bridge.py", "reference-wording"): _TOOL,
     ("autograder/authoring.py", "reference_impl"): _TOOL + " (measures task tags)",
     ("autograder/authoring.py", "reference-wording"): _TOOL,
+    ("autograder/authoring.py", "instructor-path"): _TOOL + " (recorded tags: tests/task_tags/)",
     ("autograder/mutation.py", "instructor-path"): _TOOL + " (mutants: tests/mutants/)",
     ("autograder/mutation.py", "reference-wording"): _TOOL + " (mutants of the reference)",
     ("autograder/pinning.py", "reference_impl"): _TOOL + " (pins a week's answers)",
