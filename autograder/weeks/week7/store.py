@@ -83,17 +83,17 @@ def task_7_1_compare_set(lib: Any) -> Any:
 def task_7_1_wait_and_timeouts(lib: Any) -> Any:
     """``get`` of a missing key and ``wait`` on one give up after the timeout with
     ``DistStoreError`` (a ``RuntimeError``); ``wait`` on keys that exist returns at once."""
-    store = lib.LabStore(timeout=timedelta(milliseconds=100))
+    store = lib.LabStore(timeout=timedelta(milliseconds=40))
     store.set("here", "1")
     out = _steps(
         store,
         [
             ("get", ("missing",)),
             ("wait", (["here"],)),
-            ("wait", (["here", "missing"], timedelta(milliseconds=50))),
+            ("wait", (["here", "missing"], timedelta(milliseconds=20))),
         ],
     )
-    store.set_timeout(timedelta(milliseconds=30))
+    store.set_timeout(timedelta(milliseconds=10))
     out += _steps(store, [("wait", (["missing"],))])
     return out
 
@@ -137,7 +137,7 @@ def task_7_1_set_wakes_whoever_waits(lib: Any) -> Any:
                 store.wait(["k"])
                 store.set("ack", "1")
                 return "answered"
-            time.sleep(0.2)  # rank 1 is waiting by now (if not, it finds the key at once)
+            time.sleep(0.05)  # rank 1 is waiting by now (if not, it finds the key at once)
             store.set("k", "v")
             store.wait(["ack"], timedelta(seconds=1.5))
             return "saw the answer"
@@ -151,8 +151,9 @@ def task_7_1_set_wakes_whoever_waits(lib: Any) -> Any:
 def task_7_1_the_timeout_each_wait_is_given(lib: Any) -> Any:
     """A wait gives up after the timeout it is given (``wait(keys, timeout)``), else after
     the store's, as last set with ``set_timeout``, to the millisecond: rank 0 gives up on a
-    key nobody sets (0.1 s) and says so; rank 1 expects that within 1.5 s. Then a 900 ms
-    timeout is long enough for a key set 0.2 s later."""
+    key nobody sets (40 ms) and says so; rank 1 expects that within 1.5 s. Then a 900 ms
+    timeout is long enough for a key set 50 ms later. (Short times: a learner's check and a
+    class's grading wait through each of them.)"""
 
     def gives_up(configure: Any) -> Any:
         store = lib.LabStore(timeout=timedelta(seconds=3))
@@ -179,7 +180,7 @@ def task_7_1_the_timeout_each_wait_is_given(lib: Any) -> Any:
     def late_key(w: World, store: Any) -> Any:
         try:
             if w.rank == 0:
-                time.sleep(0.2)
+                time.sleep(0.05)
                 store.set("late", "here")
                 return "set"
             store.set_timeout(timedelta(milliseconds=900))
@@ -190,9 +191,9 @@ def task_7_1_the_timeout_each_wait_is_given(lib: Any) -> Any:
 
     late = lib.LabStore(timeout=timedelta(seconds=3))
     return {
-        "wait's own timeout": gives_up(lambda st: st.wait(["never"], timedelta(milliseconds=100))),
+        "wait's own timeout": gives_up(lambda st: st.wait(["never"], timedelta(milliseconds=40))),
         "set_timeout": gives_up(
-            lambda st: (st.set_timeout(timedelta(milliseconds=100)), st.get("never"))
+            lambda st: (st.set_timeout(timedelta(milliseconds=40)), st.get("never"))
         ),
         "900 ms": guard(lambda: run_world(2, lambda w: late_key(w, late))),
     }
