@@ -45,6 +45,23 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def wait_for_lab(
+    base: str, token: str, server: subprocess.Popen, seconds: float, log: Path, failure: str
+) -> None:
+    """Wait until the JupyterLab at ``base`` answers its status API, or fail the test with
+    ``failure`` and the server's log once it exits or ``seconds`` pass."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            with urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2) as r:
+                json.loads(r.read())
+            return
+        except OSError:
+            if server.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"{failure}:\n{log.read_text()}")
+            time.sleep(0.5)
+
+
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
     """A JupyterLab server on loopback over a copy of the week-1 notebooks: (base URL, token)."""
@@ -84,16 +101,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2) as r:
-                    json.loads(r.read())
-                break
-            except OSError:
-                if server.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"JupyterLab did not start:\n{(home / 'server.log').read_text()}")
-                time.sleep(0.5)
+        wait_for_lab(base, token, server, 60, home / "server.log", "JupyterLab did not start")
         yield base, token
     finally:
         server.terminate()

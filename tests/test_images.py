@@ -26,7 +26,6 @@ import shutil
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -333,16 +332,9 @@ def image_lab(
     server = subprocess.Popen(student.command(argv), stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                with urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2) as r:
-                    json.loads(r.read())
-                break
-            except OSError:
-                if server.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"JupyterLab did not start in the image:\n{log_path.read_text()}")
-                time.sleep(0.5)
+        from test_browser import wait_for_lab
+
+        wait_for_lab(base, token, server, 120, log_path, "JupyterLab did not start in the image")
         yield base, token
     finally:
         # unshare ignores SIGTERM while it waits; killed, it takes its pid namespace (the
