@@ -25,7 +25,9 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
+import importlib.machinery
 import importlib.metadata
+import importlib.util
 import json
 import os
 import re
@@ -39,6 +41,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 from autograder import isolation
 from autograder.weeks import Week
@@ -710,6 +713,21 @@ def library_path(module: Path, week: str) -> str:
     from autograder.weeks import get_week
 
     return str(build_beside(module, get_week(week)))
+
+
+def load_extension(module: Path, week: str, name: str) -> ModuleType:
+    """Import the pybind11 extension ``name`` of a native lab (week 4c's allocator, week 7c's
+    backend) from ``library_path``: the library the grader built for this run, else the C++
+    beside ``module``. A front door for the lab's given Python face."""
+    path = library_path(module, week)
+    import torch  # noqa: F401 - the extension links against libtorch: load it first
+
+    loader = importlib.machinery.ExtensionFileLoader(name, path)
+    spec = importlib.util.spec_from_loader(name, loader)
+    assert spec is not None
+    extension = importlib.util.module_from_spec(spec)
+    loader.exec_module(extension)
+    return extension
 
 
 def build_beside(module: Path, w: Week) -> Path:

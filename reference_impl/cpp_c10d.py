@@ -22,29 +22,15 @@ returns on a ``ProcessGroup`` (``pg._register_backend``).
 
 from __future__ import annotations
 
-import importlib.machinery
-import importlib.util
 from pathlib import Path
-from types import ModuleType
 
 import torch.distributed as dist
 
+from autograder.native import load_extension
 
-def _load() -> ModuleType:
-    """The compiled extension: the library the grader built for this run, else the C++ beside
-    this file, built now (or found in the cache)."""
-    from autograder.native import library_path
-
-    path = library_path(Path(__file__), "week7c")
-    loader = importlib.machinery.ExtensionFileLoader("torchlab_cpp_c10d", path)
-    spec = importlib.util.spec_from_loader("torchlab_cpp_c10d", loader)
-    assert spec is not None
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
-
-
-_cpp = _load()
+# The compiled extension: the library the grader built for this run, else the C++ beside
+# this file, built now (or found in the cache).
+_cpp = load_extension(Path(__file__), "week7c", "torchlab_cpp_c10d")
 Comm = _cpp.Comm
 broadcast = _cpp.broadcast
 reduce = _cpp.reduce

@@ -56,6 +56,21 @@ class Week:
         return "torch" in self.preload
 
 
+# What week 7's and 7c's fork servers load and run before any worker (torch.distributed, DDP,
+# the thread worlds' machinery), and the pool of rank threads each worker starts before the
+# guard (a learner's code gets no way to start threads).
+DISTRIBUTED: dict[str, object] = dict(
+    preload=(
+        "numpy",
+        "torch",
+        "torch.distributed",
+        "torch.nn.parallel",
+        "torch.testing._internal.distributed.multi_threaded_pg",
+    ),
+    warm_up="autograder.weeks.week7.warm_up:warm_up",
+    before_guard="autograder.weeks.week7.world:start_worker_pool",
+)
+
 WEEKS: dict[str, Week] = {
     "week1": Week("week1", "week1_strides", "strides", "Strides and views"),
     "week2": Week("week2", "week2_dispatcher", "dispatcher", "The dispatcher"),
@@ -178,15 +193,7 @@ WEEKS: dict[str, Week] = {
         "c10d",
         "torch.distributed: a collective library behind c10d",
         forbid_modules=(),
-        preload=(
-            "numpy",
-            "torch",
-            "torch.distributed",
-            "torch.nn.parallel",
-            "torch.testing._internal.distributed.multi_threaded_pg",
-        ),
-        warm_up="autograder.weeks.week7.warm_up:warm_up",
-        before_guard="autograder.weeks.week7.world:start_worker_pool",
+        **DISTRIBUTED,
         # The port over torchrun's store (scripts/torchrun_labccl.py): never graded, and
         # always the course's copy wherever a submission has one.
         given=("multihost.py",),
@@ -201,15 +208,7 @@ WEEKS: dict[str, Week] = {
         "torch.distributed in C++: labccl as a c10d::Backend",
         forbid_modules=(),
         native=True,
-        preload=(
-            "numpy",
-            "torch",
-            "torch.distributed",
-            "torch.nn.parallel",
-            "torch.testing._internal.distributed.multi_threaded_pg",
-        ),
-        warm_up="autograder.weeks.week7.warm_up:warm_up",
-        before_guard="autograder.weeks.week7.world:start_worker_pool",
+        **DISTRIBUTED,
         native_sources=("cpp_c10d.cpp",),
         given=("cpp_c10d.py",),
         native_library="torchlab_cpp_c10d",

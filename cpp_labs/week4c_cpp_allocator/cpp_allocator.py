@@ -18,35 +18,20 @@ settings only (checking them is week 4's Task 4.1); its fields are copied into t
 
 from __future__ import annotations
 
-import importlib.machinery
-import importlib.util
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from types import ModuleType
 from typing import Any
+
+from autograder.native import load_extension
 
 MiB = 1024 * 1024
 kSmallSize = 1 * MiB
 SIZE_MAX = 2**64 - 1  # max_split_size when unset
 
 
-def _load() -> ModuleType:
-    """The compiled extension: the library the grader built for this run, else the C++ beside
-    this file, built now (or found in the cache)."""
-    from autograder.native import library_path
-
-    path = library_path(Path(__file__), "week4c")
-    import torch  # noqa: F401 - the extension links against libtorch: load it first
-
-    loader = importlib.machinery.ExtensionFileLoader("torchlab_cpp_allocator", path)
-    spec = importlib.util.spec_from_loader("torchlab_cpp_allocator", loader)
-    assert spec is not None
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
-
-
-_cpp = _load()
+# The compiled extension: the library the grader built for this run, else the C++ beside
+# this file, built now (or found in the cache).
+_cpp = load_extension(Path(__file__), "week4c", "torchlab_cpp_allocator")
 Device = _cpp.Device
 OutOfMemoryError = _cpp.OutOfMemoryError
 format_size = _cpp.format_size
