@@ -74,6 +74,12 @@ def _parser() -> argparse.ArgumentParser:
         "between submissions and the grader (reports say so)",
     )
     gr.add_argument(
+        "--answers-only",
+        action="store_true",
+        help="compute torch's answers for the weeks into the cache and grade nothing "
+        "(a grading image's build step: its containers then start warm)",
+    )
+    gr.add_argument(
         "--merge",
         nargs="+",
         type=Path,
@@ -204,6 +210,14 @@ def cmd_grade(args: argparse.Namespace) -> int:
     )
     if args.gradescope:
         return grading.run_gradescope(args.gradescope, _weeks(args.week), limits)
+    if args.answers_only:
+        weeks = _weeks(args.week) or list(WEEKS.values())
+        started = time.perf_counter()
+        grading.answer_weeks(weeks)
+        took = time.perf_counter() - started
+        names = ", ".join(w.name for w in weeks)
+        print(f"torch's answers are in the cache for {names} ({took:.0f} s)")
+        return 0
     out = args.out or Path("grades")
     if args.merge:
         reports = grading.merge(out, args.merge)

@@ -391,6 +391,15 @@ class GradingRefused(RuntimeError):
     """Grading would run submissions without the sandbox, and nobody asked for that."""
 
 
+def answer_weeks(weeks: list[Week]) -> None:
+    """Ask torch for every case of ``weeks``, hidden ones too, into the oracle cache (a week
+    with pinned answers reads them). Grading does this first; a grading image does it once
+    at build time (``torchlab grade --answers-only``), so that every pod or container started
+    from it grades at once instead of recomputing torch's answers (minutes for all weeks)."""
+    for week in weeks:
+        expected_observations(week, load_week(week.name, include_hidden=True))
+
+
 def grade_class(
     submissions: Path,
     out: Path,
@@ -424,8 +433,7 @@ def grade_class(
         hide_paths=(str(submissions), str(out)),
         isolation="none" if unsafe_no_sandbox else "bubblewrap",
     )
-    for week in weeks:  # torch's answers once, before any submission runs
-        expected_observations(week, load_week(week.name, include_hidden=True))
+    answer_weeks(weeks)  # torch's answers once, before any submission runs
     tasks = [(s, w) for s in students for w in weeks]
     manifest = Manifest(out)
 

@@ -156,6 +156,27 @@ def test_an_empty_shard_merges_but_a_folder_no_shard_wrote_does_not(small_class,
         grading.merge(tmp_path / "merged", [empty, never_ran])
 
 
+def test_answers_only_fills_the_cache_with_every_case_and_grades_nothing(tmp_path):
+    """What a grading image runs at build time: torch's answers for every case of the week,
+    hidden ones included, land in the oracle cache, and no grades are written."""
+    from autograder.oracle import cache_key
+
+    cache = tmp_path / "cache"
+    run = subprocess.run(
+        [sys.executable, "-m", "autograder.cli", "grade", "--answers-only", "--week", "week1"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "TORCHLAB_CACHE": str(cache)},
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "torch's answers are in the cache for week1 (" in run.stdout
+    answered = json.loads((cache / "oracle" / f"week1-{cache_key('week1')}.json").read_text())
+    every = {c.id for c in load_week("week1", include_hidden=True)}
+    assert every <= set(answered) and any("hidden" in i for i in every)
+    assert not (tmp_path / "grades").exists()
+
+
 @pytest.mark.parametrize("text", ["0/2", "3/2", "x", "1-2"])
 def test_bad_shard_is_a_clear_error(text):
     with pytest.raises(ValueError, match="--shard"):
