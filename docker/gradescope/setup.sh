@@ -7,5 +7,5 @@ apt-get update -qq && apt-get install -y -qq graphviz bubblewrap g++ ninja-build
 cd /autograder/source
 pip3 install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu
 pip3 install -e .
-# Warm the oracle cache at build time, so grading never imports torch.
-torchlab check week1 --impl reference >/dev/null
+# torch's answers for every week (hidden cases too) at build time, so grading never asks.
+torchlab grade --answers-only
