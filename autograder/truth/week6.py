@@ -25,13 +25,20 @@ from __future__ import annotations
 
 import itertools
 import logging
+import os
 import types
 from typing import Any
+
+from autograder.oracle import cache_dir
 
 _FRESH = itertools.count()
 # Dynamo warns on the terminal at a break from .item() and at the recompile limit: both are
 # what the cases ask for, and a learner reading their report should not see torch's logs.
 logging.getLogger("torch._dynamo").setLevel(logging.ERROR)
+# Inductor's own caches (ISA probes, its precompiled headers, compiled kernels: about 150 MB)
+# live with the oracle's, not in /tmp. Set before any of torch asks for the folder:
+# torch._inductor.runtime.cache_dir_utils.cache_dir fixes it in the environment on first use.
+os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(cache_dir() / "inductor"))
 
 
 class _Recorder:
@@ -169,14 +176,8 @@ def _partition(torch: Any, joint: Any, joint_inputs: Any, **kwargs: Any) -> Any:
 def _inductor(torch: Any, gm: Any) -> tuple[Any, str]:
     """``gm`` compiled by Inductor (the oracle's process only: it starts compilers), and the
     Python module it wrote."""
-    import os
-
     from torch._inductor.utils import run_and_get_code
 
-    from autograder.oracle import cache_dir
-
-    # Inductor's own cache (its ISA probes, compiled kernels) lives with the oracle's.
-    os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(cache_dir() / "inductor"))
     torch._dynamo.reset()
     compiled = torch.compile(gm, backend="inductor")
     _, codes = run_and_get_code(compiled, *examples(torch, gm))
