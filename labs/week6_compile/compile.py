@@ -56,6 +56,7 @@ from __future__ import annotations
 import dis
 import math
 import operator
+import re
 import types
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -1326,22 +1327,38 @@ _FORMATS = {
 
 
 class PythonOps:
-    """Task 6.11: the ``ops`` handler of the code generator. Each call writes one line
-    ``tmpN = <expression>`` into ``self.lines`` and returns ``tmpN``; the same expression
-    asked twice gets the same name (common subexpressions computed once, as Inductor's
-    ``CSE`` in ``torch/_inductor/codegen/common.py``)."""
+    """Task 6.11: the ``ops`` handler of the code generator for one loop nest over ``dims``
+    (its ranges, then its reduction ranges). Each call writes one line ``tmpN =
+    <expression>`` into ``self.lines`` and returns ``tmpN``; the same expression asked twice
+    gets the same name (common subexpressions computed once, as Inductor's ``CSE`` in
+    ``torch/_inductor/codegen/common.py``). Every ``tmpN`` holds the value at every index of
+    the loop at once, shaped to broadcast (dim ``d`` is loop variable ``i<d>``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, dims: tuple[int, ...]) -> None:
         self.lines: list[str] = []
         self.names: dict[str, str] = {}
         self.loaded: list[str] = []  # the buffers and inputs read, in order
+        self.dims = dims  # what i0, i1... run over: a load's sizes
+        self.gathers = False  # whether a load has needed the loop variables as tensors
 
     def emit(self, expression: str) -> str:
         raise NotImplementedError("PythonOps.emit (Task 6.11)")
 
     def load(self, name: str, index: str) -> str:
+        """``name`` at offset ``index``, for every index of the loop at once (Inductor's C++
+        kernel loads one element per iteration: ``in_ptr0[x1 + 64*x0]``). An offset affine
+        in the loop variables (every load of a stored value) is a strided view of the
+        memory, no copy (``_block``); any other (a reshape's ``//`` and ``%``) is a gather
+        from the flat storage, with the loop variables as index tensors
+        (``_index_vectors``): a copy, made again on every call."""
         self.loaded.append(name)
-        return self.emit(f"{name}_flat[{index}]")
+        block = _block(index, self.dims)
+        if block is not None:
+            return self.emit(f"torch.as_strided({name}, {block[0]}, {block[1]}, {block[2]})")
+        if not self.gathers:  # once per loop nest, where its first gather needs them
+            self.lines += _index_vectors(self.dims)
+            self.gathers = True
+        return self.emit(f"{self.emit(_flat(name))}[{index}]")
 
     def constant(self, value: Any) -> str:
         if isinstance(value, float) and not math.isfinite(value):
@@ -1355,10 +1372,13 @@ class PythonOps:
 
 
 def _loop_source(loop: Loop) -> tuple[list[str], list[str]]:
-    """One loop nest as vectorized Python: a ``torch.arange`` per loop variable, shaped to
-    broadcast (``i0`` down the first dim, ``i1`` along the second...), the body's lines, then
-    the store (for a reduction, the combine over the reduction dims first). Also gives the
-    names it reads and writes."""
+    """One loop nest as vectorized Python: the body's lines (the loop's ``inner`` at loop
+    variables ``i0``, ``i1``..., under a ``PythonOps`` for the loop's dims), then the store.
+    A pointwise value is copied into its buffer (``copy_`` broadcasts it to the loop's
+    shape); a reduction broadcasts the value to the loop's full dims (it need not depend on
+    every loop variable) and combines it over the trailing reduction dims, written straight
+    into the buffer (``out=``, the buffer viewed in the shape of the kept ranges). Also gives
+    the names it reads and writes."""
     raise NotImplementedError("_loop_source")
 
 
@@ -1373,17 +1393,59 @@ def codegen(lowered: Lowered) -> str:
       the step that writes it, run the steps in order (an extern call writes into its
       buffer with ``out=``), return the outputs.
 
-    Loads read a flat view of each buffer (``<name>_flat``), at the offsets the loop IR
-    computed from sizes and strides.
+    Loads read each buffer at the offsets the loop IR computed from sizes and strides
+    (``PythonOps.load``).
     """
     raise NotImplementedError("codegen (Task 6.11)")
 
 
+_TERM = re.compile(r"i(\d+)(?:\*(\d+))?|(\d+)")  # a term of an offset: i1, i0*64 or 64
+Block = tuple[tuple[int, ...], tuple[int, ...], int]  # sizes, strides, storage offset
+
+
+def _block(index: str, dims: tuple[int, ...]) -> Block | None:
+    """The loads at offset ``index`` for every index of a loop over ``dims``, as the sizes,
+    strides and storage offset of one strided view, when ``index`` is affine in the loop
+    variables (a sum of ``i<d>*<stride>`` and a number, as ``_offset`` writes it); None for
+    any other offset. A loop variable the offset does not use gets size 1 (stride 0): the
+    load broadcasts along it.
+
+    Inductor's Triton backend makes the same match, on sympy expressions: an affine index
+    becomes a block pointer, ``tl.make_block_ptr(ptr, shape, strides, ...)``, one load of a
+    whole block (``match_affine_block`` in ``TritonKernel.indexing``,
+    ``torch/_inductor/codegen/triton.py``, under ``config.triton.use_block_ptr``, off by
+    default); any other index stays one address per element."""
+    strides, offset = [0] * len(dims), 0
+    for term in index.split(" + "):
+        match = _TERM.fullmatch(term)
+        if match is None:
+            return None  # a term such as ((i0*8 + i1) // 6 % 8)*6: not a stride
+        var, stride, number = match.groups()
+        if var is None:
+            offset += int(number)
+        else:
+            strides[int(var)] += int(stride or 1)
+    sizes = tuple(size if stride else 1 for size, stride in zip(dims, strides, strict=True))
+    return sizes, tuple(strides), offset
+
+
+def _index_vectors(dims: tuple[int, ...]) -> list[str]:
+    """Lines making the loop variables tensors, for a gather's index: ``i<d>`` is
+    ``torch.arange`` shaped to broadcast (``i0`` down the first dim, ``i1`` along the
+    second...), so an offset written with them is a tensor of every offset of the loop."""
+    lines = []
+    for d, size in enumerate(dims):
+        shape = [1] * len(dims)
+        shape[d] = -1
+        lines.append(f"i{d} = torch.arange({size}).view({tuple(shape)})")
+    return lines
+
+
 def _flat(name: str) -> str:
-    """A line making ``<name>_flat``: every element of ``name``'s storage in one dim, so a
-    load is one index (the offset from sizes and strides), as a pointer in C."""
+    """Every element of ``name``'s storage in one dim, so a gather is one index (the offset
+    from sizes and strides), as a pointer in C."""
     size = f"{name}.untyped_storage().nbytes() // {name}.element_size()"
-    return f"{name}_flat = {name}.as_strided(({size},), (1,), 0)"
+    return f"{name}.as_strided(({size},), (1,), 0)"
 
 
 def _strided(layout: tuple[str, tuple[int, ...], tuple[int, ...], int]) -> str:

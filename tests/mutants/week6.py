@@ -238,9 +238,9 @@ WEEK6_MUTANTS: list[Mutant] = [
     _m(
         "6.11",
         "no flat view of a buffer",
-        '        lines += [f"    {_flat(n)}" for n in names]\n',
-        "",
-        "loads from <name>_flat without making it",
+        '        return self.emit(f"{self.emit(_flat(name))}[{index}]")',
+        '        return self.emit(f"{name}_flat[{index}]")',
+        "gathers from <name>_flat without making it",
     ),
     # --- Task 6.12: backend="labdev" ------------------------------------------------------------
     _m(

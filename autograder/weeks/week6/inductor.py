@@ -117,14 +117,18 @@ def task_6_11_strided_inputs_and_broadcasting(lib: Any) -> Any:
 @case(W, points=2, tasks=("6.10", "6.11"))
 def task_6_11_views_of_computed_values(lib: Any) -> Any:
     """Views of values that are computed, not loaded: a reshape (the flat index split again),
-    a permute that is not its own inverse, an expand with a new leading dim, a squeeze of a
+    of a contiguous input and of a transposed one (the split offsets index its storage), a
+    permute that is not its own inverse, an expand with a new leading dim, a squeeze of a
     dim that is not 1 (nothing happens), two reads of one input at two places, negative
     reduction dims, a loop whose value does not depend on every loop variable (a row
-    broadcast down a matrix)."""
+    broadcast down a matrix, and summed down it: the reduction still counts every row)."""
     x3, sq = inputs(2, 3, 4), inputs(6, 6, start=0.2)
-    row = inputs(6, start=0.4)
+    row, xt = inputs(6, start=0.4), inputs(6, 8).t()
     return {
         "reshape": guard(lambda: generated(lib, lambda x: (x.sin() * 2).view(6, 8) + 1, X)),
+        "reshape of a transpose": guard(
+            lambda: generated(lib, lambda a: (a.sin() * 2).reshape(6, 8) + 1, xt)
+        ),
         "permute": guard(lambda: generated(lib, lambda a: (a * 2).permute(1, 2, 0) + 1, x3)),
         "expand": guard(lambda: generated(lib, lambda x, r: (r * 2).expand(8, 6) * x, X, row)),
         "squeeze": guard(lambda: generated(lib, lambda x: (x * 2).squeeze(0) + 1, X)),
@@ -134,6 +138,9 @@ def task_6_11_views_of_computed_values(lib: Any) -> Any:
         ),
         "sum over -1": guard(lambda: generated(lib, lambda x: x.sum(-1) * 2, X)),
         "a row broadcast": guard(lambda: generated(lib, lambda r: (r * 2).expand(8, 6) + 1, row)),
+        "a row broadcast, summed": guard(
+            lambda: generated(lib, lambda r: (r * 2).expand(8, 6).sum(0), row)
+        ),
     }
 
 

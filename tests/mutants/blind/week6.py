@@ -849,7 +849,16 @@ ACCEPTED_SURVIVORS: dict[str, str] = {
 # text from "PART2 = [" to the end of this file (the last line, which joins the two sets, aside)
 # is 8e0a3da2047e75176c7700a89f74c51e0972f97c7389b94131c92e5aaaf699a9. One old text was re-anchored
 # before scoring, with the same bug ("t as permute": the reference's t line changed when the
-# helper's report showed t of a 1-d tensor returned the tensor itself).
+# helper's report showed t of a 1-d tensor returned the tensor itself). After scoring, issue 29
+# (the generated kernels at most 20x eager) made every affine load a strided view and a store a
+# copy_ or a reduction's out=, which moved five old texts; each was re-anchored on the new lines
+# with the same bug: "CSE keyed on the buffer only" on the strided-view load, "CSE table shared
+# by all handlers" on PythonOps' new __init__, "value not broadcast to the loop" and "reduce
+# before broadcasting" on the reduction's store (where broadcasting still matters: copy_
+# broadcasts a pointwise value), "flat view by reshape" on _flat, now an expression. Two of them
+# then reached only graphs no case had (a reduction of a value broadcast along the reduced dim,
+# a gather from a non-contiguous input): task_6_11_views_of_computed_values gained those two
+# programs. The hash above is the set as it was frozen.
 # ================================================================================================
 
 PART2 = [
@@ -1459,16 +1468,19 @@ PART2 = [
     _m(
         "6.11",
         "CSE keyed on the buffer only",
-        '        return self.emit(f"{name}_flat[{index}]")',
-        "        if name in self.names:\n            return self.names[name]\n"
-        '        self.names[name] = self.emit(f"{name}_flat[{index}]")\n        return self.names[name]',
+        '            return self.emit(f"torch.as_strided({name}, {block[0]}, {block[1]}, {block[2]})")',
+        "            if name in self.names:\n                return self.names[name]\n"
+        '            self.names[name] = self.emit(f"torch.as_strided({name}, {block[0]}, {block[1]}, {block[2]})")\n'
+        "            return self.names[name]",
         "caches a load by buffer name, so two reads of one buffer at different offsets share a value",
     ),
     _m(
         "6.11",
         "CSE table shared by all handlers",
-        "    def __init__(self) -> None:\n        self.lines: list[str] = []\n        self.names: dict[str, str] = {}\n",
-        "    names: dict[str, str] = {}\n\n    def __init__(self) -> None:\n        self.lines: list[str] = []\n",
+        "    def __init__(self, dims: tuple[int, ...]) -> None:\n        self.lines: list[str] = []\n"
+        "        self.names: dict[str, str] = {}\n",
+        "    names: dict[str, str] = {}\n\n    def __init__(self, dims: tuple[int, ...]) -> None:\n"
+        "        self.lines: list[str] = []\n",
         "keeps the CSE table on the class: a later loop reuses a tmp it never defined",
     ),
     _m(
@@ -1488,8 +1500,8 @@ PART2 = [
     _m(
         "6.11",
         "value not broadcast to the loop",
-        '    value = f"torch.broadcast_to(torch.as_tensor({result}), {tuple(dims)})"',
-        '    value = f"torch.as_tensor({result})"',
+        '        value = f"torch.broadcast_to({result}, {tuple(dims)})"',
+        "        value = result",
         "forgets that an expression need not depend on every loop variable",
     ),
     _m(
@@ -1524,8 +1536,8 @@ PART2 = [
         "6.11",
         "flat view by reshape",
         '    size = f"{name}.untyped_storage().nbytes() // {name}.element_size()"\n'
-        '    return f"{name}_flat = {name}.as_strided(({size},), (1,), 0)"',
-        '    return f"{name}_flat = {name}.reshape(-1)"',
+        '    return f"{name}.as_strided(({size},), (1,), 0)"',
+        '    return f"{name}.reshape(-1)"',
         "flattens the tensor (a copy in logical order) instead of viewing its storage",
     ),
     _m(
@@ -1538,13 +1550,16 @@ PART2 = [
     _m(
         "6.11",
         "reduce before broadcasting",
-        '    value = f"torch.broadcast_to(torch.as_tensor({result}), {tuple(dims)})"\n'
-        "    if loop.reduction_type:\n        reduced = tuple(range(len(loop.ranges), len(dims)))\n"
-        '        value = f"torch.{loop.reduction_type}({value}, dim={reduced})"',
-        '    value = f"torch.as_tensor({result})"\n'
-        "    if loop.reduction_type:\n        reduced = tuple(range(len(loop.ranges), len(dims)))\n"
-        '        value = f"torch.{loop.reduction_type}({value}, dim={reduced}, keepdim=True)"\n'
-        '    value = f"torch.broadcast_to({value}, {tuple(loop.ranges) if loop.reduction_type else tuple(dims)})"',
+        '        value = f"torch.broadcast_to({result}, {tuple(dims)})"\n'
+        "        reduced = tuple(range(len(loop.ranges), len(dims)))\n"
+        "        # the buffer may keep the reduced dims as 1s (keepdim): the same memory, viewed\n"
+        '        out = f"{name}.view({loop.ranges})"\n'
+        '        lines.append(f"torch.{loop.reduction_type}({value}, dim={reduced}, out={out})")',
+        "        reduced = tuple(range(len(loop.ranges), len(dims)))\n"
+        '        value = f"torch.{loop.reduction_type}({result}, dim={reduced}, keepdim=True)"\n'
+        "        # the buffer may keep the reduced dims as 1s (keepdim): the same memory, viewed\n"
+        '        out = f"{name}.view({loop.ranges})"\n'
+        '        lines.append(f"{out}.copy_(torch.broadcast_to({value}, {tuple(loop.ranges)}))")',
         "reduces the expression as computed, before broadcasting it over the reduction dims",
     ),
     # ------------------------------------------------------------------ 6.12 backend
