@@ -2100,16 +2100,18 @@ def codegen(lowered: Lowered) -> str:
     lines.append("def call(args):")
     inputs = [b.name for b in lowered.inputs]
     lines.append(f"    {', '.join(inputs)}{',' if inputs else ''} = args")
+    allocated: dict[str, Any] = {}
     for step in lowered.steps:
         writes = [loop.buffer for loop in step.loops] if isinstance(step, Kernel) else [step.buffer]
         for b in writes:
             lines.append(f"    {b.name} = torch.empty({b.shape}, dtype={b.dtype})")
+            allocated[b.name] = b.shape
         if isinstance(step, Kernel):
             lines.append(f"    {calls[step.name]}")
         else:
-            args = ", ".join(_strided(a) for a in step.args)
+            args = ", ".join(_strided(a, allocated) for a in step.args)
             lines.append(f"    torch.{step.op}({args}, out={step.buffer.name})")
-    outs = [_strided(o) if o is not None else "None" for o in lowered.outputs]
+    outs = [_strided(o, allocated) if o is not None else "None" for o in lowered.outputs]
     lines.append(f"    return ({''.join(o + ', ' for o in outs)})")
     return "\n".join(lines) + "\n"
     ### END SOLUTION
@@ -2164,10 +2166,16 @@ def _flat(name: str) -> str:
     return f"{name}.as_strided(({size},), (1,), 0)"
 
 
-def _strided(layout: tuple[str, tuple[int, ...], tuple[int, ...], int]) -> str:
+def _strided(
+    layout: tuple[str, tuple[int, ...], tuple[int, ...], int], allocated: dict[str, Any]
+) -> str:
+    """A view of a buffer or an input as the wrapper passes or returns it (Inductor's
+    ``reinterpret_tensor``); a whole buffer in the shape it was allocated as itself.
+    ``allocated``: each buffer's name and the shape ``call`` allocates it with."""
     name, sizes, strides, offset = layout
-    if name.startswith("buf") and not offset and strides == _contiguous_strides(sizes):
-        return name  # a whole buffer as it was allocated
+    whole = name in allocated and tuple(allocated[name]) == tuple(sizes)
+    if whole and not offset and strides == _contiguous_strides(sizes):
+        return name  # (a contiguous view of another shape, say a .view(48), is not the buffer)
     return f"torch.as_strided({name}, {sizes}, {strides}, {offset})"
 
 

@@ -1448,10 +1448,16 @@ def _flat(name: str) -> str:
     return f"{name}.as_strided(({size},), (1,), 0)"
 
 
-def _strided(layout: tuple[str, tuple[int, ...], tuple[int, ...], int]) -> str:
+def _strided(
+    layout: tuple[str, tuple[int, ...], tuple[int, ...], int], allocated: dict[str, Any]
+) -> str:
+    """A view of a buffer or an input as the wrapper passes or returns it (Inductor's
+    ``reinterpret_tensor``); a whole buffer in the shape it was allocated as itself.
+    ``allocated``: each buffer's name and the shape ``call`` allocates it with."""
     name, sizes, strides, offset = layout
-    if name.startswith("buf") and not offset and strides == _contiguous_strides(sizes):
-        return name  # a whole buffer as it was allocated
+    whole = name in allocated and tuple(allocated[name]) == tuple(sizes)
+    if whole and not offset and strides == _contiguous_strides(sizes):
+        return name  # (a contiguous view of another shape, say a .view(48), is not the buffer)
     return f"torch.as_strided({name}, {sizes}, {strides}, {offset})"
 
 

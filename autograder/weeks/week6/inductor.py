@@ -121,7 +121,8 @@ def task_6_11_views_of_computed_values(lib: Any) -> Any:
     permute that is not its own inverse, an expand with a new leading dim, a squeeze of a
     dim that is not 1 (nothing happens), two reads of one input at two places, negative
     reduction dims, a loop whose value does not depend on every loop variable (a row
-    broadcast down a matrix, and summed down it: the reduction still counts every row)."""
+    broadcast down a matrix, and summed down it: the reduction still counts every row), and a
+    contiguous view of another shape returned (the buffer in the view's shape, not its own)."""
     x3, sq = inputs(2, 3, 4), inputs(6, 6, start=0.2)
     row, xt = inputs(6, start=0.4), inputs(6, 8).t()
     return {
@@ -141,6 +142,7 @@ def task_6_11_views_of_computed_values(lib: Any) -> Any:
         "a row broadcast, summed": guard(
             lambda: generated(lib, lambda r: (r * 2).expand(8, 6).sum(0), row)
         ),
+        "a flat view returned": guard(lambda: generated(lib, lambda x: (x * 2).view(-1), X)),
     }
 
 
