@@ -360,7 +360,7 @@ def _aten_program(rng: random.Random, kind: str) -> dict[str, Any]:
     """A random function of ``x``, ``y`` (m, n), ``w`` (n, k) and ``v`` (n,): pointwise ops,
     broadcasting, reductions (with and without keepdim, and to 0-d), softmax and
     log_softmax, ``@`` and ``t()``; for ``functional``, in-place ops on inputs, intermediates
-    and views of them."""
+    and views of them; for ``fusion``, flat views (``reshape(-1)``) too."""
     m, n, k = rng.randint(2, 5), rng.randint(2, 5), rng.randint(2, 5)
     shapes = {"x": (m, n), "y": (m, n), "w": (n, k), "v": (n,)}
     names = iter(f"t{i}" for i in range(100))
@@ -388,6 +388,10 @@ def _aten_program(rng: random.Random, kind: str) -> dict[str, Any]:
             if rng.random() < 0.5 and not a.startswith("t"):
                 a = add(f"{a}.clone()", shapes[a])  # an intermediate, not the input, is written
             lines.append(template.format(a=a, b=b))
+            continue
+        if kind == "fusion" and roll >= 0.93:  # a flat view of a computed value
+            a = pick(two_d)
+            add(f"{a}.reshape(-1)", (shapes[a][0] * shapes[a][1],))
             continue
         if roll < 0.35:
             a = pick()
