@@ -360,7 +360,8 @@ def _aten_program(rng: random.Random, kind: str) -> dict[str, Any]:
     """A random function of ``x``, ``y`` (m, n), ``w`` (n, k) and ``v`` (n,): pointwise ops,
     broadcasting, reductions (with and without keepdim, and to 0-d), softmax and
     log_softmax, ``@`` and ``t()``; for ``functional``, in-place ops on inputs, intermediates
-    and views of them; for ``fusion``, flat views (``reshape(-1)``) too."""
+    and views of them; for ``views``, fusion's programs with flat views (``reshape(-1)``) of
+    computed values too (a kind of its own, so that the cases' fusion programs stay as drawn)."""
     m, n, k = rng.randint(2, 5), rng.randint(2, 5), rng.randint(2, 5)
     shapes = {"x": (m, n), "y": (m, n), "w": (n, k), "v": (n,)}
     names = iter(f"t{i}" for i in range(100))
@@ -389,7 +390,7 @@ def _aten_program(rng: random.Random, kind: str) -> dict[str, Any]:
                 a = add(f"{a}.clone()", shapes[a])  # an intermediate, not the input, is written
             lines.append(template.format(a=a, b=b))
             continue
-        if kind == "fusion" and roll >= 0.93:  # a flat view of a computed value
+        if kind == "views" and roll >= 0.93:  # a flat view of a computed value
             a = pick(two_d)
             add(f"{a}.reshape(-1)", (shapes[a][0] * shapes[a][1],))
             continue
@@ -465,6 +466,7 @@ def _execute_aten(lib: Any, program: dict[str, Any]) -> Any:
         "decompose": lambda: common.decomposed(lib, fn, *args),
         "joint": lambda: common.partitioned(lib, fn, *args),
         "fusion": lambda: {**common.fused(lib, fn, *args), **common.generated(lib, fn, *args)},
+        "views": lambda: {**common.fused(lib, fn, *args), **common.generated(lib, fn, *args)},
     }[program["kind"]]
     return guard(ask)
 
@@ -551,7 +553,7 @@ def describe(program: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-ATEN_KINDS = ("trace", "functional", "decompose", "joint", "fusion")
+ATEN_KINDS = ("trace", "functional", "decompose", "joint", "fusion", "views")
 KINDS: dict[str, Any] = {
     "capture": _capture,
     "guards": _guards,
